@@ -1,0 +1,96 @@
+#pragma once
+// The results file: one HDF5 file that every ringbench executable appends to (ringbench's
+// measurements, topomodel's outputs), so measurements and model outputs sit side by side.
+//
+// Layout: every table is a 1-D chunked, extendible dataset of a compound type (one member per
+// column), e.g. /runs, /results, /model/placements. Column names carry their unit (t_avg_us,
+// busbw_GBps); the dataset attributes `column_units` and `column_descriptions` repeat them, one
+// entry per column. The root attribute `ringbench_schema_version` guards the layout.
+// h5py users read a table in one line: pandas.DataFrame(h5py.File(f)["results"][:]).
+//
+// Crash consistency: HDF5 1.10 can corrupt a file killed mid-write, so commit() never writes the
+// file in place. It takes an exclusive lock (flock on "<file>.lock", waiting a bounded time),
+// copies the file to "<file>.tmp.<pid>", applies the transaction to the copy, closes and fsyncs
+// it, renames it over the original, and fsyncs the directory. A kill at any moment leaves either
+// the old file or the new one, never a half-written one; earlier rows are never rewritten except
+// by an explicit update_where() of the caller's own run.
+//
+// Thread safety: none needed; only rank 0 writes. Calls block for the copy (proportional to the
+// file's size) and for the lock (at most lock_timeout).
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace ringbench::results {
+
+inline constexpr int64_t kSchemaVersion = 1;
+
+// A results-file problem a user can act on (wrong schema, not HDF5, unwritable path, lock
+// timeout). what() is one line naming the file.
+class ResultsError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class ColumnType { Int64, UInt64, Float64, String };
+
+struct Column {
+  std::string name;         // with its unit suffix where it has one: "t_avg_us"
+  ColumnType type;
+  std::string unit;         // "us", "GB/s (1e9 bytes/s)", "bytes", "" for none
+  std::string description;  // one line
+};
+
+struct Table {
+  std::string path;  // "/runs", "/results", "/model/placements"; intermediate groups are created
+  std::vector<Column> columns;
+  std::string description;  // stored as the dataset's `description` attribute
+};
+
+using Value = std::variant<int64_t, uint64_t, double, std::string>;
+using Row = std::vector<Value>;  // one Value per column, in column order, of the column's type
+
+class Transaction {
+ public:
+  virtual ~Transaction() = default;
+  // Appends rows to the table, creating it if absent. An existing table must have exactly these
+  // columns (names and types), otherwise ResultsError.
+  virtual void append(const Table& table, std::span<const Row> rows) = 0;
+  // Replaces every row whose String column key_column equals key by `row` (used to close the
+  // caller's own /runs row). Returns how many rows were replaced.
+  virtual size_t update_where(const Table& table, std::string_view key_column, std::string_view key,
+                              const Row& row) = 0;
+};
+
+// Applies `body` to the file atomically (see above). Creates the file, with the schema version
+// attribute, if it does not exist. Throws ResultsError for a file that is not HDF5, has another
+// schema version, cannot be written, or stays locked for longer than lock_timeout.
+void commit(const std::filesystem::path& file, const std::function<void(Transaction&)>& body,
+            std::chrono::milliseconds lock_timeout = std::chrono::seconds(60));
+
+// Checks, without changing anything, that commit() can work on `file`: either it does not exist
+// and its directory is writable, or it is an HDF5 file of this schema version that we can
+// replace. Throws ResultsError otherwise. Executables call this before any long work.
+void check_writable(const std::filesystem::path& file);
+
+// Reads a whole table (for tests, merging and validation). Throws ResultsError if absent.
+struct TableContents {
+  std::vector<Column> columns;
+  std::vector<Row> rows;
+  // Index of the named column, or throws ResultsError.
+  size_t column(std::string_view name) const;
+};
+TableContents read_table(const std::filesystem::path& file, std::string_view table_path);
+
+// A new globally unique run id (RFC 4122 version 4 UUID text from /dev/urandom).
+std::string new_run_id();
+
+}  // namespace ringbench::results
