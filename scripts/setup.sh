@@ -12,7 +12,7 @@ RINGBENCH_PACKAGES=(
   build-essential cmake pkg-config git
   openmpi-bin libopenmpi-dev
   libhdf5-dev hdf5-tools
-  libbenchmark-dev libgtest-dev libcli11-dev libfmt-dev
+  libbenchmark-dev libgtest-dev libcli11-dev libfmt-dev nlohmann-json3-dev
   python3-h5py python3-numpy python3-matplotlib
   iperf3 iproute2 procps
 )
