@@ -1,0 +1,74 @@
+#include <gtest/gtest.h>
+
+#include "transport/wire.h"
+
+namespace ringbench::wire {
+namespace {
+
+Hello valid_request() {
+  Hello h;
+  h.secret = 0x1234567890abcdefULL;
+  h.from_rank = 3;
+  h.to_rank = 1;
+  h.world_size = 4;
+  return h;
+}
+
+TEST(Wire, HelloRoundTrips) {
+  Hello h = valid_request();
+  auto bytes = encode(h);
+  Hello back = decode_hello(bytes.data());
+  EXPECT_EQ(back.magic, kHandshakeMagic);
+  EXPECT_EQ(back.secret, h.secret);
+  EXPECT_EQ(back.from_rank, 3u);
+  EXPECT_EQ(back.to_rank, 1u);
+  EXPECT_EQ(back.world_size, 4u);
+  EXPECT_FALSE(check_hello(back, HelloRole::Request, h.secret, 1, 4));
+}
+
+TEST(Wire, HelloRejectsEachKindOfStranger) {
+  const uint64_t secret = valid_request().secret;
+  auto rejected = [&](Hello h) { return check_hello(h, HelloRole::Request, secret, 1, 4).value_or(""); };
+  Hello h = valid_request();
+  h.magic = 0xdeadbeef;
+  EXPECT_NE(rejected(h).find("magic"), std::string::npos);
+  h = valid_request();
+  h.version = 99;
+  EXPECT_NE(rejected(h).find("version"), std::string::npos);
+  h = valid_request();
+  h.secret ^= 1;
+  EXPECT_NE(rejected(h).find("secret"), std::string::npos);
+  h = valid_request();
+  h.from_rank = 4;
+  EXPECT_NE(rejected(h).find("out of range"), std::string::npos);
+  h = valid_request();
+  h.from_rank = 1;
+  EXPECT_NE(rejected(h).find("out of range"), std::string::npos);
+  h = valid_request();
+  h.world_size = 5;
+  EXPECT_NE(rejected(h).find("world size"), std::string::npos);
+  h = valid_request();
+  h.role = HelloRole::Reply;
+  EXPECT_NE(rejected(h).find("role"), std::string::npos);
+}
+
+TEST(Wire, FrameHeaderRoundTripsAndChecksEveryField) {
+  FrameHeader h{kFrameMagic, FrameKind::Data, 77, 5, 1 << 20};
+  auto bytes = encode(h);
+  FrameHeader back = decode_frame_header(bytes.data());
+  EXPECT_FALSE(check_frame(back, h));
+  FrameHeader other = h;
+  other.sequence = 78;
+  EXPECT_TRUE(check_frame(back, other));
+  other = h;
+  other.step = 4;
+  EXPECT_TRUE(check_frame(back, other));
+  other = h;
+  other.length = 1;
+  EXPECT_NE(check_frame(back, other).value_or("").find("size"), std::string::npos);
+  bytes[0] = std::byte{0};
+  EXPECT_NE(check_frame(decode_frame_header(bytes.data()), h).value_or("").find("magic"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ringbench::wire

@@ -1,0 +1,48 @@
+#pragma once
+// A collective algorithm as a plug-in: everything the harness needs to run it, check its result
+// and check its bytes. The byte formula an algorithm reports is the one the tests and the report
+// use: there is exactly one copy of it, next to the code that sends those bytes.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "collective.h"
+#include "data_type.h"
+
+namespace ringbench {
+
+class Communicator;
+
+// One call. `buffer` holds `count` elements on every rank, in place: the input on entry, the
+// result on return (for all-reduce, every rank's buffer becomes the reduction of all inputs).
+struct CollectiveCall {
+  DataType dtype = DataType::Float32;
+  ReduceOp op = ReduceOp::Sum;
+  std::span<std::byte> buffer;
+  size_t count = 0;
+  int root = 0;
+};
+
+class Algorithm {
+ public:
+  virtual ~Algorithm() = default;
+  virtual Collective collective() const = 0;
+  virtual std::string_view name() const = 0;
+  // Communication steps (rounds of exchange) for one call at this world size.
+  virtual uint32_t steps(int world_size) const = 0;
+  // The exact payload bytes `rank` sends in one call.
+  virtual uint64_t payload_bytes_sent(int rank, int world_size, size_t count, size_t element_bytes,
+                                      int root) const = 0;
+  // Runs one call. Blocks; throws TransportError on a peer failure or timeout.
+  virtual void run(Communicator& comm, const CollectiveCall& call) const = 0;
+};
+
+// Every algorithm, in a stable order (collective, then name).
+const std::vector<const Algorithm*>& all_algorithms();
+// nullptr when there is no such algorithm for that collective.
+const Algorithm* find_algorithm(Collective collective, std::string_view name);
+
+}  // namespace ringbench

@@ -1,0 +1,78 @@
+// Ring all-reduce: a reduce-scatter followed by an all-gather around the ring r -> r+1.
+//
+//   steps          2(N-1)
+//   bytes per rank 2(N-1) chunk sends = 2(N-1)/N x data when N divides the count (the bound)
+//   wins           large messages: bandwidth-optimal for any N; latency grows as 2(N-1) hops
+//
+// The buffer is cut into N chunks (ChunkLayout). Reduce-scatter step s: rank r sends chunk
+// r-s to r+1 and receives chunk r-s-1 from r-1, reducing it into its own copy as it arrives
+// (RecvSpec::on_arrival), so the reduction of one piece overlaps the receive of the next. After
+// N-1 steps rank r holds the complete chunk r+1. All-gather step s: rank r sends chunk r+1-s and
+// receives chunk r-s straight into place. Each final chunk is computed once, by one rank, and
+// copied to the others, so every rank ends with bit-identical results.
+
+#include "ring_allreduce.h"
+
+#include <cstring>
+
+#include "../communicator.h"
+#include "chunk_layout.h"
+
+namespace ringbench {
+namespace {
+
+class RingAllReduce final : public Algorithm {
+ public:
+  Collective collective() const override { return Collective::AllReduce; }
+  std::string_view name() const override { return "ring"; }
+  uint32_t steps(int world_size) const override { return 2 * static_cast<uint32_t>(world_size - 1); }
+
+  uint64_t payload_bytes_sent(int rank, int world_size, size_t count, size_t element_bytes, int) const override {
+    ChunkLayout chunks(count, world_size);
+    uint64_t elements = 0;
+    for (int s = 0; s < world_size - 1; ++s) elements += chunks.size(rank - s);      // reduce-scatter
+    for (int s = 0; s < world_size - 1; ++s) elements += chunks.size(rank + 1 - s);  // all-gather
+    return elements * element_bytes;
+  }
+
+  void run(Communicator& comm, const CollectiveCall& call) const override {
+    const int n = comm.size(), r = comm.rank();
+    if (n == 1) return;
+    comm.begin_collective();
+    const size_t esize = element_size(call.dtype);
+    const ChunkLayout chunks(call.count, n);
+    const int right = (r + 1) % n, left = (r - 1 + n) % n;
+    const uint32_t total_steps = steps(n);
+    std::byte* data = call.buffer.data();
+    auto chunk_bytes = [&](int c) { return std::span<std::byte>(data + chunks.offset(c) * esize, chunks.size(c) * esize); };
+    std::span<std::byte> incoming = comm.scratch(chunks.max_size() * esize);
+
+    for (int s = 0; s < n - 1; ++s) {
+      auto outgoing = chunk_bytes(r - s);
+      auto target = chunk_bytes(r - s - 1);
+      SendSpec send{right, static_cast<uint32_t>(s), outgoing};
+      RecvSpec recv{left, static_cast<uint32_t>(s), incoming.first(target.size()),
+                    [&](size_t begin, size_t end) {
+                      reduce_into(call.dtype, call.op, target.data() + begin, incoming.data() + begin,
+                                  (end - begin) / esize);
+                    },
+                    esize};
+      comm.exchange({&send, 1}, {&recv, 1}, {"allreduce", "ring", static_cast<uint32_t>(s), total_steps});
+    }
+    for (int s = 0; s < n - 1; ++s) {
+      uint32_t step = static_cast<uint32_t>(n - 1 + s);
+      SendSpec send{right, step, chunk_bytes(r + 1 - s)};
+      RecvSpec recv{left, step, chunk_bytes(r - s)};
+      comm.exchange({&send, 1}, {&recv, 1}, {"allreduce", "ring", step, total_steps});
+    }
+  }
+};
+
+}  // namespace
+
+const Algorithm& ring_allreduce() {
+  static const RingAllReduce algorithm;
+  return algorithm;
+}
+
+}  // namespace ringbench

@@ -1,0 +1,131 @@
+#pragma once
+// A job's ranks connected to each other: a full mesh of TCP connections (one per pair of ranks),
+// set up through a Bootstrap, and the one progress loop that moves every byte over them.
+//
+// Threading: a Communicator belongs to the thread that created it; none of its calls may run
+// concurrently. Every call that moves bytes blocks until done, or throws TransportError once no
+// byte has moved for options.timeout (never, if zero) or a peer closes.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bootstrap.h"
+#include "byte_counters.h"
+#include "connection.h"
+#include "fd.h"
+#include "host_identity.h"
+#include "interfaces.h"
+#include "options.h"
+
+namespace ringbench {
+
+// What a rank published through the bootstrap.
+struct PeerCard {
+  int rank = 0;
+  HostIdentity host;
+  std::vector<InterfaceAddress> interfaces;
+  uint16_t port = 0;
+  uint64_t secret_proposal = 0;  // rank 0's proposal becomes the job secret
+};
+
+// One frame to send in an exchange(): `payload` goes to `peer`, tagged with `step`.
+struct SendSpec {
+  int peer;
+  uint32_t step;
+  std::span<const std::byte> payload;
+};
+
+// One frame to receive: exactly payload.size() bytes from `peer` for `step`, written to payload.
+// If on_arrival is set it is called with consecutive byte ranges [begin, end) of payload as they
+// arrive, each a multiple of `granule` bytes long except possibly the last, so the caller can
+// reduce what has arrived while the rest is still on the wire.
+struct RecvSpec {
+  int peer;
+  uint32_t step;
+  std::span<std::byte> payload;
+  std::function<void(size_t begin, size_t end)> on_arrival = {};
+  size_t granule = 1;
+};
+
+// Where an exchange sits, for error messages: "ring allreduce step 3/6".
+struct StepContext {
+  std::string_view collective;
+  std::string_view algorithm;
+  uint32_t step = 0;
+  uint32_t steps = 0;
+};
+
+// Our byte counts against the kernel's for one connection, after a quiet point.
+struct KernelCheck {
+  int peer_rank;
+  uint64_t ours_sent, kernel_sent, ours_received, kernel_received;
+  bool ok() const { return ours_sent == kernel_sent && ours_received == kernel_received; }
+};
+
+class Communicator {
+ public:
+  // Publishes this rank through the bootstrap (one allgather), then connects to every other rank
+  // and completes the handshakes. Blocks up to options.connect_timeout.
+  static std::unique_ptr<Communicator> connect(Bootstrap& bootstrap, TransportOptions options);
+  ~Communicator();
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  const TransportOptions& options() const { return options_; }
+  const std::vector<PeerCard>& peers() const { return cards_; }  // indexed by rank
+  const InterfaceAddress& interface() const { return interface_; }
+  bool all_on_one_host() const { return all_on_one_host_; }
+  std::vector<std::string> distinct_hosts() const;  // hostnames, one per distinct host identity
+
+  // Starts a new collective call: frames are tagged with its sequence number, which every rank
+  // advances identically because every rank makes the same calls in the same order.
+  void begin_collective() { ++sequence_; }
+  uint64_t sequence() const { return sequence_; }
+
+  // Moves all sends and receives of one step together, so no message size can deadlock: a rank
+  // whose send to the right is blocked keeps receiving from the left. At most one send and one
+  // receive per peer. Zero-length payloads still send a frame (its header is overhead).
+  void exchange(std::span<const SendSpec> sends, std::span<RecvSpec> receives, const StepContext& where);
+
+  // Dissemination barrier over our connections: ceil(log2 N) rounds of header-only frames.
+  void barrier();
+  // Every rank contributes `mine` (the same size on every rank); root gets all, by rank, and the
+  // others get an empty vector.
+  std::vector<std::vector<std::byte>> gather(std::span<const std::byte> mine, int root);
+
+  // The sum of every connection's counters, and each one's.
+  ByteCounters counters() const;
+  const ByteCounters& counters(int peer) const;
+  // Compares each connection's counters with TCP_INFO. Call at a quiet point (after barrier()),
+  // when everything sent has been received.
+  std::vector<KernelCheck> check_kernel_counts() const;
+
+  // Reusable scratch memory for algorithms, so no timed call allocates once warmed up.
+  std::span<std::byte> scratch(size_t bytes);
+
+  void log(std::string_view line) const;
+
+ private:
+  Communicator(int rank, int size, TransportOptions options);
+  Connection& peer(int rank);
+
+  int rank_;
+  int size_;
+  TransportOptions options_;
+  std::vector<PeerCard> cards_;
+  InterfaceAddress interface_;
+  bool all_on_one_host_ = true;
+  Fd listener_;
+  std::vector<std::unique_ptr<Connection>> connections_;  // by peer rank; null for self
+  uint64_t sequence_ = 0;
+  std::vector<std::byte> scratch_;
+
+  friend class MeshBuilder;
+};
+
+}  // namespace ringbench

@@ -1,0 +1,95 @@
+#include "connection.h"
+
+#include <linux/tcp.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+
+#include <fmt/format.h>
+
+#include "error.h"
+
+namespace ringbench {
+
+Connection::Connection(Fd fd, int my_rank, int peer_rank, std::string peer_address)
+    : fd_(std::move(fd)), my_rank_(my_rank), peer_rank_(peer_rank), peer_address_(std::move(peer_address)) {}
+
+std::string Connection::describe_peer() const {
+  return fmt::format("rank {} ({})", peer_rank_, peer_address_);
+}
+
+size_t Connection::write_some(const iovec* iov, int iov_count) {
+  msghdr msg{};
+  msg.msg_iov = const_cast<iovec*>(iov);
+  msg.msg_iovlen = static_cast<size_t>(iov_count);
+  for (;;) {
+    ssize_t n = ::sendmsg(fd_.get(), &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n >= 0) return static_cast<size_t>(n);
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+    fail("send", errno);
+  }
+}
+
+size_t Connection::read_some(const iovec* iov, int iov_count) {
+  msghdr msg{};
+  msg.msg_iov = const_cast<iovec*>(iov);
+  msg.msg_iovlen = static_cast<size_t>(iov_count);
+  for (;;) {
+    ssize_t n = ::recvmsg(fd_.get(), &msg, MSG_DONTWAIT);
+    if (n > 0) return static_cast<size_t>(n);
+    if (n == 0) {
+      state_ = State::Closed;
+      throw TransportError(TransportErrorKind::PeerClosed, peer_rank_,
+                           fmt::format("rank {}: connection to {} closed by the peer", my_rank_, describe_peer()));
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+    fail("recv", errno);
+  }
+}
+
+void Connection::fail(const char* call, int err) {
+  state_ = State::Closed;
+  if (err == EPIPE || err == ECONNRESET)
+    throw TransportError(TransportErrorKind::PeerClosed, peer_rank_,
+                         fmt::format("rank {}: connection to {} reset by the peer ({})", my_rank_,
+                                     describe_peer(), system_error_text(call, err)));
+  throw TransportError(TransportErrorKind::System, peer_rank_,
+                       fmt::format("rank {}: {} on the connection to {}", my_rank_,
+                                   system_error_text(call, err), describe_peer()));
+}
+
+void Connection::record_sent(uint64_t overhead, uint64_t payload) {
+  counters_.overhead_sent += overhead;
+  counters_.payload_sent += payload;
+}
+
+void Connection::record_received(uint64_t overhead, uint64_t payload) {
+  counters_.overhead_received += overhead;
+  counters_.payload_received += payload;
+}
+
+KernelByteCounts Connection::kernel_counts() const {
+  tcp_info info{};
+  socklen_t length = sizeof info;
+  if (::getsockopt(fd_.get(), IPPROTO_TCP, TCP_INFO, &info, &length) != 0)
+    throw TransportError(TransportErrorKind::System, peer_rank_,
+                         fmt::format("rank {}: {} for {}", my_rank_, system_error_text("getsockopt(TCP_INFO)", errno),
+                                     describe_peer()));
+  // The kernel counts a received FIN as one byte of sequence space: a peer that has already closed
+  // its end (it finished first) shows one byte more than it ever sent.
+  // (Kernel TCP state numbers from include/net/tcp_states.h; linux/tcp.h does not export them.)
+  enum : uint8_t { kTimeWait = 6, kCloseWait = 8, kLastAck = 9, kClosing = 11 };
+  uint8_t state = info.tcpi_state;
+  uint64_t fin = (state == kCloseWait || state == kLastAck || state == kClosing || state == kTimeWait) ? 1 : 0;
+  return {info.tcpi_bytes_sent - info.tcpi_bytes_retrans, info.tcpi_bytes_received - fin};
+}
+
+void Connection::close() {
+  fd_.reset();
+  state_ = State::Closed;
+}
+
+}  // namespace ringbench

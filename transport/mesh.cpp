@@ -1,0 +1,303 @@
+// Communicator::connect: from a bootstrap to a full mesh of handshaken TCP connections.
+//
+// 1. Listen on an ephemeral port (all addresses, or the --iface one) and publish a PeerCard.
+// 2. One bootstrap allgather: everyone learns every card; rank 0's secret proposal is the secret.
+// 3. Each rank connects to every lower rank and sends its Hello at once (the kernel's backlog
+//    completes the TCP handshake even before the peer calls accept, so nobody waits in a chain).
+// 4. One poll loop accepts from higher ranks and reads Hellos and Replies concurrently. A stranger
+//    (bad magic, wrong secret, silence, duplicate rank) is closed and logged; it cannot hold up or
+//    disturb the job. A bad Reply on our own outgoing connection is fatal: we reached the wrong
+//    process.
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <random>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "communicator.h"
+#include "error.h"
+#include "peer_card.h"
+#include "socket_options.h"
+#include "wire.h"
+
+namespace ringbench {
+
+using Clock = std::chrono::steady_clock;
+
+class MeshBuilder {
+ public:
+  MeshBuilder(Communicator& comm, Bootstrap& bootstrap) : comm_(comm), bootstrap_(bootstrap) {}
+  void build();
+
+ private:
+  struct Pending {
+    Fd fd;
+    int peer_rank;  // -1 while an incoming connection has not said who it is
+    std::string address;
+    std::array<std::byte, wire::kHelloBytes> hello{};
+    size_t received = 0;
+    Clock::time_point deadline;
+  };
+
+  void listen_and_publish();
+  void choose_routes();
+  void start_outgoing();
+  void complete_handshakes();
+  void on_incoming_hello(Pending& p);
+  void on_outgoing_reply(Pending& p);
+  void add_connection(Pending& p, int peer_rank);
+  [[noreturn]] void fail(TransportErrorKind kind, int peer, const std::string& what);
+
+  Communicator& comm_;
+  Bootstrap& bootstrap_;
+  uint64_t secret_ = 0;
+  std::vector<std::string> peer_addresses_;  // by rank: the address we connect to
+  std::vector<Pending> pending_;
+  Clock::time_point deadline_;
+  int established_ = 0;
+};
+
+std::unique_ptr<Communicator> Communicator::connect(Bootstrap& bootstrap, TransportOptions options) {
+  std::unique_ptr<Communicator> comm(new Communicator(bootstrap.rank(), bootstrap.size(), std::move(options)));
+  MeshBuilder(*comm, bootstrap).build();
+  return comm;
+}
+
+void MeshBuilder::fail(TransportErrorKind kind, int peer, const std::string& what) {
+  throw TransportError(kind, peer, fmt::format("rank {}: {}", comm_.rank_, what));
+}
+
+void MeshBuilder::build() {
+  deadline_ = Clock::now() + comm_.options_.connect_timeout;
+  comm_.connections_.resize(comm_.size_);
+  listen_and_publish();
+  choose_routes();
+  start_outgoing();
+  complete_handshakes();
+}
+
+void MeshBuilder::listen_and_publish() {
+  const auto& options = comm_.options_;
+  auto interfaces = local_interfaces();
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_ANY);
+  if (!options.iface_prefix.empty()) {
+    // An explicit interface is checked before anything is published, and only it is published.
+    auto chosen = choose_interface(interfaces, options.iface_prefix, false);
+    ::inet_pton(AF_INET, chosen.address.c_str(), &address.sin_addr);
+    interfaces = {chosen};
+  }
+  comm_.listener_ = make_tcp_socket(options.socket_buffer_bytes);
+  int fd = comm_.listener_.get();
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0)
+    fail(TransportErrorKind::System, -1, system_error_text("bind", errno));
+  if (::listen(fd, SOMAXCONN) != 0) fail(TransportErrorKind::System, -1, system_error_text("listen", errno));
+  socklen_t length = sizeof address;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+
+  PeerCard mine;
+  mine.rank = comm_.rank_;
+  mine.host = HostIdentity::local();
+  mine.interfaces = interfaces;
+  mine.port = ntohs(address.sin_port);
+  mine.secret_proposal = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  auto blobs = bootstrap_.allgather(encode_card(mine));
+  if (static_cast<int>(blobs.size()) != comm_.size_)
+    fail(TransportErrorKind::Handshake, -1,
+         fmt::format("bootstrap returned {} addresses for {} ranks", blobs.size(), comm_.size_));
+  for (int r = 0; r < comm_.size_; ++r) comm_.cards_.push_back(decode_card(blobs[r], r));
+  secret_ = comm_.cards_[0].secret_proposal;
+}
+
+void MeshBuilder::choose_routes() {
+  const auto& cards = comm_.cards_;
+  comm_.all_on_one_host_ = std::all_of(cards.begin(), cards.end(),
+                                       [&](const PeerCard& c) { return c.host.same_host(cards[0].host); });
+  const auto& prefix = comm_.options_.iface_prefix;
+  comm_.interface_ = choose_interface(cards[comm_.rank_].interfaces, prefix, comm_.all_on_one_host_);
+  peer_addresses_.resize(comm_.size_);
+  for (int r = 0; r < comm_.size_; ++r) {
+    if (r == comm_.rank_) continue;
+    try {
+      peer_addresses_[r] = choose_interface(cards[r].interfaces, prefix, comm_.all_on_one_host_).address;
+    } catch (const TransportError& e) {
+      fail(TransportErrorKind::Config, r, fmt::format("no usable address published by rank {}: {}", r, e.what()));
+    }
+  }
+  comm_.log(fmt::format("interface {} ({}), listening on port {}; {} ranks on {} host(s){}", comm_.interface_.name,
+                        comm_.interface_.address, cards[comm_.rank_].port, comm_.size_,
+                        comm_.distinct_hosts().size(),
+                        prefix.empty() ? " (automatic choice)" : fmt::format(" (--iface {})", prefix)));
+}
+
+void MeshBuilder::start_outgoing() {
+  // Connect to every lower rank. Refused connections are retried with backoff until the deadline:
+  // a peer that is slow to start is normal, a peer that never listens is an error naming it.
+  for (int peer = 0; peer < comm_.rank_; ++peer) {
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(comm_.cards_[peer].port);
+    ::inet_pton(AF_INET, peer_addresses_[peer].c_str(), &address.sin_addr);
+    std::string where = fmt::format("{}:{}", peer_addresses_[peer], comm_.cards_[peer].port);
+    auto backoff = std::chrono::milliseconds(10);
+    for (;;) {
+      Fd fd = make_tcp_socket(comm_.options_.socket_buffer_bytes);
+      int rc = ::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address);
+      int err = rc == 0 ? 0 : errno;
+      if (err == EINPROGRESS) {
+        pollfd p{fd.get(), POLLOUT, 0};
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now()).count();
+        if (::poll(&p, 1, static_cast<int>(std::max<long>(left, 0))) == 1) {
+          socklen_t length = sizeof err;
+          ::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &length);
+        } else {
+          err = ETIMEDOUT;
+        }
+      }
+      if (err == 0) {
+        set_nodelay(fd.get());
+        Pending p{std::move(fd), peer, where, {}, 0, deadline_};
+        wire::Hello hello;
+        hello.role = wire::HelloRole::Request;
+        hello.secret = secret_;
+        hello.from_rank = static_cast<uint32_t>(comm_.rank_);
+        hello.to_rank = static_cast<uint32_t>(peer);
+        hello.world_size = static_cast<uint32_t>(comm_.size_);
+        auto bytes = wire::encode(hello);
+        // 32 bytes into a fresh socket's empty buffer: one send takes all of it.
+        if (::send(p.fd.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(bytes.size()))
+          fail(TransportErrorKind::Handshake, peer,
+               fmt::format("could not send the handshake to rank {} ({}): {}", peer, where,
+                           system_error_text("send", errno)));
+        pending_.push_back(std::move(p));
+        break;
+      }
+      if (Clock::now() + backoff >= deadline_)
+        fail(TransportErrorKind::Handshake, peer,
+             fmt::format("could not connect to rank {} at {} within {} s: {}; is rank {} running and is "
+                         "{} reachable from this host?",
+                         peer, where, comm_.options_.connect_timeout.count() / 1000, system_error_text("connect", err),
+                         peer, peer_addresses_[peer]));
+      std::this_thread::sleep_for(backoff);
+      backoff = std::min(backoff * 2, std::chrono::milliseconds(500));
+    }
+  }
+}
+
+void MeshBuilder::complete_handshakes() {
+  // A silent stranger is dropped after this long; a real peer answers within milliseconds.
+  const auto stranger_grace = std::min<Clock::duration>(comm_.options_.connect_timeout, std::chrono::seconds(10));
+  std::vector<pollfd> fds;
+  while (established_ < comm_.size_ - 1) {
+    auto now = Clock::now();
+    if (now >= deadline_) {
+      std::string missing;
+      for (int r = 0; r < comm_.size_; ++r)
+        if (r != comm_.rank_ && !comm_.connections_[r]) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+      fail(TransportErrorKind::Handshake, -1,
+           fmt::format("no handshake from rank(s) {} within {} s of start", missing,
+                       comm_.options_.connect_timeout.count() / 1000));
+    }
+    // Drop strangers that stayed silent too long.
+    std::erase_if(pending_, [&](Pending& p) {
+      if (p.peer_rank >= 0 || now < p.deadline) return false;
+      comm_.log(fmt::format("closed a connection from {}: no handshake within {} ms", p.address,
+                            std::chrono::duration_cast<std::chrono::milliseconds>(stranger_grace).count()));
+      return true;
+    });
+    fds.clear();
+    fds.push_back({comm_.listener_.get(), POLLIN, 0});
+    for (auto& p : pending_) fds.push_back({p.fd.get(), POLLIN, 0});
+    auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - now).count();
+    ::poll(fds.data(), fds.size(), static_cast<int>(std::clamp<long>(wait, 1, 200)));
+
+    if (fds[0].revents & POLLIN) {
+      for (;;) {
+        int fd = ::accept4(comm_.listener_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) break;
+        set_nodelay(fd);
+        pending_.push_back(Pending{Fd(fd), -1, peer_address_of(fd), {}, 0, Clock::now() + stranger_grace});
+      }
+    }
+    // Walk by index: on_* may append nothing but may close entries, which are erased below.
+    for (size_t i = 0; i < pending_.size(); ++i) {
+      Pending& p = pending_[i];
+      ssize_t n = ::recv(p.fd.get(), p.hello.data() + p.received, p.hello.size() - p.received, MSG_DONTWAIT);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+        if (p.peer_rank >= 0)
+          fail(TransportErrorKind::Handshake, p.peer_rank,
+               fmt::format("rank {} ({}) closed the connection during the handshake", p.peer_rank, p.address));
+        comm_.log(fmt::format("closed a connection from {}: it hung up before completing a handshake", p.address));
+        p.fd.reset();
+        continue;
+      }
+      if (n < 0) continue;
+      p.received += static_cast<size_t>(n);
+      if (p.received < p.hello.size()) continue;
+      if (p.peer_rank < 0) on_incoming_hello(p);
+      else on_outgoing_reply(p);
+    }
+    std::erase_if(pending_, [](const Pending& p) { return !p.fd; });
+  }
+}
+
+void MeshBuilder::on_incoming_hello(Pending& p) {
+  auto hello = wire::decode_hello(p.hello.data());
+  auto problem = wire::check_hello(hello, wire::HelloRole::Request, secret_, comm_.rank_, comm_.size_);
+  if (!problem && static_cast<int>(hello.from_rank) < comm_.rank_)
+    problem = fmt::format("rank {} should be accepting from this rank, not connecting", hello.from_rank);
+  if (!problem && comm_.connections_[hello.from_rank])
+    problem = fmt::format("rank {} is already connected", hello.from_rank);
+  if (problem) {
+    comm_.log(fmt::format("rejected a connection from {}: {}", p.address, *problem));
+    p.fd.reset();
+    return;
+  }
+  wire::Hello reply;
+  reply.role = wire::HelloRole::Reply;
+  reply.secret = secret_;
+  reply.from_rank = static_cast<uint32_t>(comm_.rank_);
+  reply.to_rank = hello.from_rank;
+  reply.world_size = static_cast<uint32_t>(comm_.size_);
+  auto bytes = wire::encode(reply);
+  if (::send(p.fd.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(bytes.size())) {
+    comm_.log(fmt::format("dropped rank {} ({}) during the handshake: {}", hello.from_rank, p.address,
+                          system_error_text("send", errno)));
+    p.fd.reset();
+    return;
+  }
+  add_connection(p, static_cast<int>(hello.from_rank));
+}
+
+void MeshBuilder::on_outgoing_reply(Pending& p) {
+  auto reply = wire::decode_hello(p.hello.data());
+  auto problem = wire::check_hello(reply, wire::HelloRole::Reply, secret_, comm_.rank_, comm_.size_);
+  if (!problem && static_cast<int>(reply.from_rank) != p.peer_rank)
+    problem = fmt::format("answered as rank {}", reply.from_rank);
+  if (problem)
+    fail(TransportErrorKind::Handshake, p.peer_rank,
+         fmt::format("the process at {} is not rank {} of this job: {}", p.address, p.peer_rank, *problem));
+  add_connection(p, p.peer_rank);
+}
+
+void MeshBuilder::add_connection(Pending& p, int peer_rank) {
+  auto connection = std::make_unique<Connection>(std::move(p.fd), comm_.rank_, peer_rank, p.address);
+  // Both handshake messages crossed this connection: they are protocol overhead.
+  connection->record_sent(wire::kHelloBytes, 0);
+  connection->record_received(wire::kHelloBytes, 0);
+  comm_.connections_[peer_rank] = std::move(connection);
+  ++established_;
+}
+
+}  // namespace ringbench

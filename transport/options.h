@@ -1,0 +1,30 @@
+#pragma once
+// Every transport tunable, with its default beside its name.
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace ringbench {
+
+struct TransportOptions {
+  // Interface name prefix ("eth", "lo", "ib"); empty chooses automatically (see interfaces.h).
+  std::string iface_prefix;
+  // No-progress deadline for every blocking operation: it fails when no byte has moved for this
+  // long. Zero waits forever. A slow but moving transfer is never cut off.
+  std::chrono::milliseconds timeout = std::chrono::seconds(30);
+  // How long to keep retrying connects and waiting for handshakes while the job starts.
+  std::chrono::milliseconds connect_timeout = std::chrono::seconds(60);
+  // SO_SNDBUF/SO_RCVBUF request in bytes; 0 keeps the kernel's autotuning. Tiny values (4096) make
+  // tests exercise the partial-send paths that large messages hit, without large messages.
+  size_t socket_buffer_bytes = 0;
+  // Received bytes are handed to a reduction in pieces of at least this many bytes, so reducing
+  // one piece overlaps receiving the next.
+  size_t pipeline_bytes = 256 * 1024;
+  // Where the transport's log lines go (interface choice, rejected strangers). Default: stderr.
+  std::function<void(std::string_view)> log;
+};
+
+}  // namespace ringbench

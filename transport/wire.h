@@ -1,0 +1,69 @@
+#pragma once
+// The wire protocol: what our TCP connections carry, byte for byte (little-endian integers).
+//
+// Handshake, once per connection, 32 bytes each way. The connecting (higher) rank sends a Hello
+// with role=Request; the accepting rank checks it and answers with role=Reply carrying its own
+// rank, so both sides prove they know the job's secret before any collective traffic:
+//   u32 magic "RNGH" | u16 version | u16 role | u64 job secret | u32 from rank | u32 to rank |
+//   u32 world size | u32 reserved (0)
+//
+// Frames, for everything after the handshake, a 32-byte header then `length` payload bytes:
+//   u32 magic "RNGF" | u16 kind | u16 reserved (0) | u64 collective sequence | u32 step |
+//   u32 reserved (0) | u64 payload length
+// The receiver knows which sequence, step and length it expects and checks all three, so a
+// desynchronised or corrupted stream is an error, never numbers reduced into the wrong place.
+// Header bytes are counted as protocol overhead, payload bytes as payload.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace ringbench::wire {
+
+inline constexpr uint32_t kHandshakeMagic = 0x48474e52;  // "RNGH" in memory order
+inline constexpr uint32_t kFrameMagic = 0x46474e52;      // "RNGF"
+inline constexpr uint16_t kProtocolVersion = 1;
+inline constexpr size_t kHelloBytes = 32;
+inline constexpr size_t kFrameHeaderBytes = 32;
+
+enum class HelloRole : uint16_t { Request = 1, Reply = 2 };
+
+struct Hello {
+  uint32_t magic = kHandshakeMagic;
+  uint16_t version = kProtocolVersion;
+  HelloRole role = HelloRole::Request;
+  uint64_t secret = 0;
+  uint32_t from_rank = 0;
+  uint32_t to_rank = 0;
+  uint32_t world_size = 0;
+};
+
+std::array<std::byte, kHelloBytes> encode(const Hello& hello);
+Hello decode_hello(const std::byte* bytes);
+
+// Why a received hello is unacceptable, or nullopt when it is the one expected: right magic,
+// version, role and secret, addressed to `my_rank` in a world of `world_size`, from a rank in
+// range other than my own.
+std::optional<std::string> check_hello(const Hello& hello, HelloRole expected_role, uint64_t secret,
+                                       uint32_t my_rank, uint32_t world_size);
+
+enum class FrameKind : uint16_t { Data = 1, Abort = 2 };
+
+struct FrameHeader {
+  uint32_t magic = kFrameMagic;
+  FrameKind kind = FrameKind::Data;
+  uint64_t sequence = 0;
+  uint32_t step = 0;
+  uint64_t length = 0;
+};
+
+std::array<std::byte, kFrameHeaderBytes> encode(const FrameHeader& header);
+FrameHeader decode_frame_header(const std::byte* bytes);
+
+// Why `got` is not the frame `expected`, or nullopt when magic, kind, sequence, step and length
+// all match.
+std::optional<std::string> check_frame(const FrameHeader& got, const FrameHeader& expected);
+
+}  // namespace ringbench::wire
