@@ -63,9 +63,12 @@ class Transaction {
   virtual ~Transaction() = default;
   // Appends rows to the table, creating it if absent. An existing table must have exactly these
   // columns (names and types), otherwise ResultsError.
+  // A row whose length or value types do not match table.columns, a string holding a NUL byte, or
+  // a path not of the form "/a/b" is a caller bug: std::invalid_argument, thrown before anything is
+  // written (if it leaves the body, commit() leaves the file as it was).
   virtual void append(const Table& table, std::span<const Row> rows) = 0;
   // Replaces every row whose String column key_column equals key by `row` (used to close the
-  // caller's own /runs row). Returns how many rows were replaced.
+  // caller's own /runs row). Returns how many rows were replaced (0 if the table is absent).
   virtual size_t update_where(const Table& table, std::string_view key_column, std::string_view key,
                               const Row& row) = 0;
 };
