@@ -9,4 +9,4 @@ configure_and_build
 np=${RINGBENCH_NP:-4}
 oversubscribe=()
 [ "$np" -gt "$(nproc)" ] && oversubscribe=(--oversubscribe)
-exec mpirun -np "$np" "${oversubscribe[@]}" "$RINGBENCH_BUILD/bench/ringbench" "$@"
+exec mpirun -np "$np" "${oversubscribe[@]}" "$RINGBENCH_BUILD/bin/ringbench" "$@"

@@ -2,6 +2,8 @@
 
 #include <linux/tcp.h>
 #include <netinet/in.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -72,9 +74,18 @@ void Connection::record_received(uint64_t overhead, uint64_t payload) {
 }
 
 KernelByteCounts Connection::kernel_counts() const {
+  // Bytes the peer sent that still wait in our receive queue, and bytes we wrote that still wait
+  // in our send queue unsent, are counted by one side and not yet by the other; measured on both
+  // sides of TCP_INFO so that traffic arriving meanwhile is noticed (and the caller retries).
+  int unread_before = 0, unread_after = 0, unsent = 0;
   tcp_info info{};
   socklen_t length = sizeof info;
-  if (::getsockopt(fd_.get(), IPPROTO_TCP, TCP_INFO, &info, &length) != 0)
+  ::ioctl(fd_.get(), SIOCINQ, &unread_before);
+  int rc = ::getsockopt(fd_.get(), IPPROTO_TCP, TCP_INFO, &info, &length);
+  ::ioctl(fd_.get(), SIOCOUTQNSD, &unsent);
+  ::ioctl(fd_.get(), SIOCINQ, &unread_after);
+  if (unread_before != unread_after) return {UINT64_MAX, UINT64_MAX};
+  if (rc != 0)
     throw TransportError(TransportErrorKind::System, peer_rank_,
                          fmt::format("rank {}: {} for {}", my_rank_, system_error_text("getsockopt(TCP_INFO)", errno),
                                      describe_peer()));
@@ -84,7 +95,8 @@ KernelByteCounts Connection::kernel_counts() const {
   enum : uint8_t { kTimeWait = 6, kCloseWait = 8, kLastAck = 9, kClosing = 11 };
   uint8_t state = info.tcpi_state;
   uint64_t fin = (state == kCloseWait || state == kLastAck || state == kClosing || state == kTimeWait) ? 1 : 0;
-  return {info.tcpi_bytes_sent - info.tcpi_bytes_retrans, info.tcpi_bytes_received - fin};
+  return {info.tcpi_bytes_sent - info.tcpi_bytes_retrans + static_cast<uint64_t>(unsent),
+          info.tcpi_bytes_received - fin - static_cast<uint64_t>(unread_after)};
 }
 
 void Connection::close() {

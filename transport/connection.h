@@ -19,9 +19,11 @@
 namespace ringbench {
 
 // The kernel's own count of one connection's bytes (getsockopt TCP_INFO).
+// Both are comparable with our own counters at any moment: data still queued in either direction
+// is accounted for (see kernel_counts()).
 struct KernelByteCounts {
-  uint64_t bytes_sent = 0;      // tcpi_bytes_sent less retransmitted bytes
-  uint64_t bytes_received = 0;  // tcpi_bytes_received
+  uint64_t bytes_sent = 0;      // tcpi_bytes_sent less retransmitted bytes, plus bytes still unsent
+  uint64_t bytes_received = 0;  // tcpi_bytes_received less bytes not yet read by us
 };
 
 class Connection {

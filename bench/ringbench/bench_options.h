@@ -1,0 +1,39 @@
+#pragma once
+// Everything one ringbench run is asked to do, as parsed from the command line (cli.cpp).
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "transport/collective.h"
+#include "transport/data_type.h"
+#include "transport/options.h"
+
+namespace ringbench {
+
+// What the inputs are: `exact` inputs make every reduction exact in every dtype, so results are
+// compared bit for bit; `random` inputs are uniform in [-1, 1) and the maximum error against a
+// double-precision reference is reported.
+enum class InputKind { Exact, Random };
+
+struct BenchOptions {
+  std::vector<Collective> collectives = {Collective::AllReduce};
+  std::vector<std::string> algorithms = {"ring"};  // names, or {"all"}
+  DataType dtype = DataType::Float32;
+  ReduceOp op = ReduceOp::Sum;
+  uint64_t min_bytes = 8;
+  uint64_t max_bytes = 16ull << 20;
+  bool full_listing = false;     // osu -f: add min/max latency, iterations and overhead columns
+  int iterations = 100;          // timed calls per size (fewer where the time cap cuts in)
+  int warmup = 10;               // untimed calls per size before timing
+  double max_seconds_per_size = 1.0;  // caps iterations at large sizes; 0 = no cap
+  bool verify = true;
+  InputKind inputs = InputKind::Exact;
+  bool link_test = true;
+  std::string output = "ringbench.h5";
+  TransportOptions transport;
+  std::string command_line;
+};
+
+}  // namespace ringbench

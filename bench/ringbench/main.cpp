@@ -1,0 +1,174 @@
+// ringbench: mpirun -np N ringbench [options]. MPI launches the ranks and exchanges their
+// addresses; everything after that runs over ringbench's own TCP connections.
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "cli.h"
+#include "exit_codes.h"
+#include "link_test.h"
+#include "measurement.h"
+#include "mpi_bootstrap.h"
+#include "report.h"
+#include "results/results_file.h"
+#include "ringbench_version.h"
+#include "run_record.h"
+#include "transport/communicator.h"
+#include "transport/error.h"
+
+using namespace ringbench;
+
+namespace {
+
+// Commits to the results file; a failure is reported once and remembered, never fatal to the
+// measurements still running (their rows print on stdout regardless).
+class ResultsSink {
+ public:
+  explicit ResultsSink(std::string path) : path_(std::move(path)) {}
+  bool commit(const std::function<void(results::Transaction&)>& body) {
+    try {
+      results::commit(path_, body);
+      return true;
+    } catch (const std::exception& e) {
+      if (!failed_) std::fprintf(stderr, "ringbench: error: %s\n", e.what());
+      failed_ = true;
+      return false;
+    }
+  }
+  bool failed() const { return failed_; }
+
+ private:
+  std::string path_;
+  bool failed_ = false;
+};
+
+struct KernelSummary {
+  uint64_t connections = 0, mismatches = 0;
+};
+
+int run(MpiBootstrap& mpi, const BenchOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const bool root = mpi.rank() == 0;
+  RunRecord record = describe_run(options, mpi.library_version());
+  ResultsSink sink(options.output);
+  const int n = mpi.size();
+
+  std::unique_ptr<Communicator> comm = Communicator::connect(mpi, options.transport);
+  const std::vector<std::string> hosts = comm->distinct_hosts();
+  record.world_size = n;
+  for (const auto& h : hosts) record.hosts += (record.hosts.empty() ? "" : ",") + h;
+  record.interface = fmt::format("{} ({})", comm->interface().name, comm->interface().address);
+
+  // The plain socket pair runs on rank 0 alone, while the others wait at the barrier.
+  if (root && options.link_test) record.plain_pair_GBps = plain_socket_pair_bandwidth(256ull << 20) / 1e9;
+  comm->barrier();
+
+  Report report(stdout, options, n);
+  if (root) {
+    report.header({fmt::format("{} ({})", kVersion, kGitRevision), n, hosts, record.interface, record.mpi_library,
+                   record.plain_pair_GBps});
+    sink.commit([&](results::Transaction& t) {
+      auto row = to_row(record);
+      t.append(runs_table(), {&row, 1});
+    });
+  }
+
+  // Every rank derives the same seed from the job's first card, so inputs agree across ranks.
+  const uint64_t seed = comm->peers()[0].secret_proposal;
+  Measurement measurement(*comm, options, seed);
+  int rows = 0, failed_rows = 0;
+  for (Collective collective : options.collectives) {
+    for (const Algorithm* algorithm : all_algorithms()) {
+      if (algorithm->collective() != collective) continue;
+      bool wanted = false;
+      for (const auto& name : options.algorithms) wanted |= name == "all" || name == algorithm->name();
+      if (!wanted) continue;
+      if (root) report.collective_header(collective, std::string(algorithm->name()));
+      for (uint64_t bytes : sweep_sizes(options.min_bytes, options.max_bytes, element_size(options.dtype))) {
+        SizeResult result = measurement.measure(*algorithm, bytes);
+        if (!root) continue;
+        ++rows;
+        report.row(result);
+        bool ok = result.bytes_ok() && (!options.verify || result.verified());
+        if (!ok) {
+          ++failed_rows;
+          report.failure_details(result);
+        }
+        sink.commit([&](results::Transaction& t) {
+          auto row = to_row(record.run_id, result, options, n);
+          t.append(results_table(), {&row, 1});
+        });
+      }
+    }
+  }
+
+  // The kernel's own byte counts, at a quiet point after the last collective.
+  comm->barrier();
+  KernelSummary kernel;
+  for (const auto& check : comm->check_kernel_counts()) {
+    ++kernel.connections;
+    if (!check.ok()) {
+      ++kernel.mismatches;
+      std::fprintf(stderr, "ringbench rank %d: byte counters disagree with TCP_INFO for rank %d: sent %llu vs %llu, "
+                           "received %llu vs %llu\n",
+                   comm->rank(), check.peer_rank, static_cast<unsigned long long>(check.ours_sent),
+                   static_cast<unsigned long long>(check.kernel_sent), static_cast<unsigned long long>(check.ours_received),
+                   static_cast<unsigned long long>(check.kernel_received));
+    }
+  }
+  auto all_kernel = comm->gather(std::as_bytes(std::span(&kernel, 1)), 0);
+  if (!root) return exit_code::kOk;
+
+  KernelSummary total;
+  for (const auto& bytes : all_kernel) {
+    KernelSummary k;
+    std::memcpy(&k, bytes.data(), sizeof k);
+    total.connections += k.connections;
+    total.mismatches += k.mismatches;
+  }
+  fmt::print("#\n# kernel check : {} of {} connection ends agree with TCP_INFO (bytes sent and received, handshake "
+             "and headers included)\n",
+             total.connections - total.mismatches, total.connections);
+  if (total.mismatches) ++failed_rows;
+  report.summary(rows, failed_rows, std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count());
+
+  bool ok = failed_rows == 0 && !sink.failed();
+  record.end_utc = utc_now();
+  record.exit_status = ok ? "ok" : failed_rows ? fmt::format("failed: {} of {} rows", failed_rows, rows) : "failed: results file";
+  sink.commit([&](results::Transaction& t) { t.update_where(runs_table(), "run_id", record.run_id, to_row(record)); });
+  if (!sink.failed()) fmt::print("# results      : run {} appended to {}\n", record.run_id, options.output);
+  return ok ? exit_code::kOk : exit_code::kCheckFailed;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MpiBootstrap mpi(&argc, &argv);
+  const bool root = mpi.rank() == 0;
+  if (std::string mismatch = mpi.launch_mismatch(); !mismatch.empty()) {
+    std::fprintf(stderr, "ringbench: error: %s\n", mismatch.c_str());
+    return exit_code::kBadInput;
+  }
+  ParsedCommandLine parsed = parse_command_line(argc, argv, root);
+  if (!parsed.options) return parsed.exit_code;
+  if (root) {
+    // Checked before any socket is opened; the other ranks learn of it through MPI_Abort, since
+    // they have no other channel yet.
+    try {
+      results::check_writable(parsed.options->output);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ringbench: error: -o/--output: %s\n", e.what());
+      std::fflush(stderr);
+      mpi.abort(exit_code::kBadInput);
+    }
+  }
+  try {
+    return run(mpi, *parsed.options);
+  } catch (const TransportError& e) {
+    std::fprintf(stderr, "ringbench: error: %s\n", e.what());
+    return e.kind() == TransportErrorKind::Timeout ? exit_code::kTimedOut : exit_code::kPeerFailed;
+  }
+}

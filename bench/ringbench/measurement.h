@@ -1,0 +1,77 @@
+#pragma once
+// Measures one algorithm at one message size, the osu way, and gathers every rank's figures to
+// rank 0 over our own TCP. Every rank calls measure() with the same arguments.
+//
+// Per size: fill the inputs; warm up; agree on the iteration count (the configured count, cut so
+// the timed calls take about --max-time, from the slowest rank's warm-up; an all-reduce over our
+// ring makes every rank pick the same count); then for each timed call restore the inputs,
+// barrier over our TCP (outside the timed region), time the call, and count its bytes. The last
+// call's result is verified. Then the ring send/receive link test at this size's chunk size.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bench_options.h"
+#include "transport/algorithm.h"
+#include "transport/communicator.h"
+
+namespace ringbench {
+
+// One rank's figures for one size; trivially copyable so it crosses the wire as bytes.
+struct RankSample {
+  double mean_us = 0;            // this rank's mean over the timed calls
+  double link_us = 0;            // mean ring send/receive of one chunk (bytes / N)
+  uint64_t payload_sent = 0;     // per call (identical in every call, else bytes_mismatch)
+  uint64_t overhead_sent = 0;    // per call
+  uint64_t expected_payload = 0; // the algorithm's formula for this rank
+  uint64_t bytes_mismatches = 0; // calls whose payload differed from the formula
+  uint64_t checked = 0, wrong = 0, first_wrong_index = 0;
+  double expected = 0, got = 0, max_abs_error = 0;
+  uint64_t hash = 0;
+};
+
+// What rank 0 reports for one size.
+struct SizeResult {
+  Collective collective;
+  std::string algorithm;
+  uint64_t bytes = 0;
+  size_t count = 0;
+  int iterations = 0, warmup = 0;
+  std::vector<RankSample> ranks;  // by rank; empty on ranks other than 0
+
+  double t_avg_us() const;
+  double t_min_us() const;
+  double t_max_us() const;
+  uint64_t sent_min() const;
+  uint64_t sent_max() const;
+  uint64_t overhead_max() const;
+  double bound_bytes(int world) const;
+  double link_bound_us(int world) const;  // bound bytes at the measured ring link bandwidth
+  uint64_t wrong() const;                 // wrong elements over all ranks, plus ranks disagreeing
+  bool bytes_ok() const;
+  bool verified() const { return wrong() == 0; }
+  const RankSample* first_wrong_rank(int* rank) const;
+};
+
+class Measurement {
+ public:
+  Measurement(Communicator& comm, const BenchOptions& options, uint64_t seed);
+  SizeResult measure(const Algorithm& algorithm, uint64_t bytes);
+
+ private:
+  int agree_iterations(double warmup_seconds_per_call);
+
+  Communicator& comm_;
+  const BenchOptions& options_;
+  uint64_t seed_;
+  std::vector<std::byte> inputs_;  // pristine inputs, restored before every call
+  std::vector<std::byte> buffer_;  // the collective's in-place buffer
+};
+
+// The sizes of a sweep: min, then every power of two above it, up to max; sizes are rounded down
+// to whole elements and sizes smaller than one element are skipped.
+std::vector<uint64_t> sweep_sizes(uint64_t min_bytes, uint64_t max_bytes, size_t element_bytes);
+
+}  // namespace ringbench

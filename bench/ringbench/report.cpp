@@ -1,0 +1,113 @@
+#include "report.h"
+
+#include <fmt/format.h>
+
+#include "byte_size.h"
+
+namespace ringbench {
+
+double Report::algbw_GBps(uint64_t bytes, double time_us) {
+  return time_us > 0 ? static_cast<double>(bytes) / (time_us * 1e-6) / 1e9 : 0.0;
+}
+
+void Report::header(const RunHeader& h) {
+  std::string hosts;
+  for (const auto& host : h.hosts) hosts += (hosts.empty() ? "" : ",") + host;
+  fmt::print(out_, "# ringbench {}: collectives over our own TCP, verified on every rank, every byte counted\n",
+             h.version);
+  fmt::print(out_, "# ranks        : {} on {} host(s) [{}]\n", h.world_size, h.hosts.size(), hosts);
+  fmt::print(out_, "# interface    : {}\n", h.interface);
+  fmt::print(out_, "# launcher     : {} (bootstrap only: address exchange)\n", h.mpi_library);
+  fmt::print(out_, "# dtype, op    : {} {} (integer sum/prod wrap around)\n", to_string(options_.dtype),
+             to_string(options_.op));
+  fmt::print(out_, "# inputs       : {}\n",
+             !options_.verify ? "verification off (--no-verify)"
+             : options_.inputs == InputKind::Exact
+                 ? "exact (results compared bit for bit with the reference on every rank)"
+                 : "random uniform [-1,1) (max abs error against a double-precision reference)");
+  fmt::print(out_, "# timing       : osu-style: barrier over our TCP before each call, outside the timed region; "
+                   "each rank's mean over the iterations, then avg/min/max across ranks\n");
+  fmt::print(out_, "# iterations   : {} per size (fewer where --max-time {} s cuts in), {} warm-up\n", options_.iterations,
+             options_.max_seconds_per_size, options_.warmup);
+  fmt::print(out_, "# units        : latency us; algbw, busbw GB/s (1e9 B/s); busbw = algbw x busbw factor "
+                   "(all-reduce 2(N-1)/N); bytes per rank\n");
+  fmt::print(out_, "# bytes        : sent = payload bytes per rank per call, counted from send() return values "
+                   "(min-max over ranks); bound = the collective's lower bound; bytes = sent equals the algorithm's "
+                   "formula on every rank\n");
+  fmt::print(out_, "# link bound   : ring send/receive of one chunk measured at each size in this run; "
+                   "link_us = bound bytes at that bandwidth; eff = link_us / avg_us\n");
+  if (h.plain_pair_GBps > 0)
+    fmt::print(out_, "# plain TCP    : one blocking loopback socket pair, 1 MiB writes (not our transport): {:.2f} GB/s\n",
+               h.plain_pair_GBps);
+  std::fflush(out_);
+}
+
+void Report::collective_header(Collective collective, const std::string& algorithm) {
+  fmt::print(out_, "#\n# {} {}, N={}, busbw factor {}\n", algorithm, to_string(collective), n_,
+             n_ > 1 ? fmt::format("{:.4f}", busbw_factor(collective, n_)) : std::string("N/A"));
+  std::string names = fmt::format("#{:>11} {:>11} {:>8} {:>5} {:>11}", "size", "count", "type", "op", "avg");
+  std::string units = fmt::format("#{:>11} {:>11} {:>8} {:>5} {:>11}", "(B)", "(elements)", "", "", "(us)");
+  if (options_.full_listing) {
+    names += fmt::format(" {:>11} {:>11} {:>6}", "min", "max", "iters");
+    units += fmt::format(" {:>11} {:>11} {:>6}", "(us)", "(us)", "");
+  }
+  names += fmt::format(" {:>9} {:>9} {:>21} {:>13} {:>6} {:>11} {:>6} {:>6}", "algbw", "busbw", "sent", "bound",
+                       "bytes", "link", "eff", "valid");
+  units += fmt::format(" {:>9} {:>9} {:>21} {:>13} {:>6} {:>11} {:>6} {:>6}", "(GB/s)", "(GB/s)", "(B/rank)",
+                       "(B/rank)", "", "(us)", "", "");
+  if (options_.full_listing) {
+    names += fmt::format(" {:>9} {:>10}", "overhead", "max_err");
+    units += fmt::format(" {:>9} {:>10}", "(B/rank)", "");
+  }
+  fmt::print(out_, "{}\n{}\n", names, units);
+  std::fflush(out_);
+}
+
+void Report::row(const SizeResult& r) {
+  const double avg = r.t_avg_us();
+  const double algbw = algbw_GBps(r.bytes, avg);
+  const double factor = busbw_factor(r.collective, n_);
+  const double link = r.link_bound_us(n_);
+  std::string sent = r.sent_min() == r.sent_max() ? std::to_string(r.sent_min())
+                                                  : fmt::format("{}-{}", r.sent_min(), r.sent_max());
+  std::string line = fmt::format(" {:>11} {:>11} {:>8} {:>5} {:>11.2f}", r.bytes, r.count, to_string(options_.dtype),
+                                 to_string(options_.op), avg);
+  if (options_.full_listing) line += fmt::format(" {:>11.2f} {:>11.2f} {:>6}", r.t_min_us(), r.t_max_us(), r.iterations);
+  line += fmt::format(" {:>9.3f} {:>9} {:>21} {:>13.0f} {:>6} {:>11} {:>6} {:>6}", algbw,
+                      n_ > 1 ? fmt::format("{:.3f}", algbw * factor) : std::string("N/A"), sent, r.bound_bytes(n_),
+                      r.bytes_ok() ? "ok" : "WRONG", link > 0 ? fmt::format("{:.2f}", link) : std::string("N/A"),
+                      link > 0 ? fmt::format("{:.0f}%", 100.0 * link / avg) : std::string("N/A"),
+                      !options_.verify ? "off" : r.verified() ? "ok" : fmt::format("{}bad", r.wrong()));
+  if (options_.full_listing) {
+    double max_err = 0;
+    for (const auto& s : r.ranks) max_err = std::max(max_err, s.max_abs_error);
+    line += fmt::format(" {:>9} {:>10.3g}", r.overhead_max(), max_err);
+  }
+  fmt::print(out_, "{}\n", line);
+  std::fflush(out_);
+}
+
+void Report::failure_details(const SizeResult& r) {
+  int rank = -1;
+  if (const RankSample* s = r.first_wrong_rank(&rank))
+    fmt::print(out_, "# VERIFICATION FAILED at {} B: rank {} element {}: expected {}, got {} ({} wrong elements on that rank)\n",
+               r.bytes, rank, s->first_wrong_index, s->expected, s->got, s->wrong);
+  else if (!r.verified())
+    fmt::print(out_, "# VERIFICATION FAILED at {} B: ranks hold different bytes for a replicated result\n", r.bytes);
+  for (size_t i = 0; i < r.ranks.size(); ++i) {
+    const auto& s = r.ranks[i];
+    if (s.payload_sent != s.expected_payload || s.bytes_mismatches)
+      fmt::print(out_, "# BYTE CHECK FAILED at {} B: rank {} sent {} payload bytes per call, the {} formula says {} "
+                       "({} of {} calls differed)\n",
+                 r.bytes, i, s.payload_sent, r.algorithm, s.expected_payload, s.bytes_mismatches, r.iterations);
+  }
+  std::fflush(out_);
+}
+
+void Report::summary(int rows, int failed_rows, double seconds) {
+  fmt::print(out_, "#\n# rows: {}, failed: {}, wall time: {:.1f} s\n# result: {}\n", rows, failed_rows, seconds,
+             failed_rows == 0 ? "all rows verified, byte counts match the formulas" : "FAILED (see the lines above)");
+  std::fflush(out_);
+}
+
+}  // namespace ringbench

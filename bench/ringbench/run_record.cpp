@@ -1,0 +1,181 @@
+#include "run_record.h"
+
+#include <sys/utsname.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "ringbench_version.h"
+
+extern char** environ;
+
+namespace ringbench {
+
+using results::Column;
+using results::ColumnType;
+
+const results::Table& runs_table() {
+  static const results::Table table{
+      "/runs",
+      {
+          {"run_id", ColumnType::String, "", "globally unique id of the run (UUID v4)"},
+          {"start_utc", ColumnType::String, "ISO 8601 UTC", "when the run started"},
+          {"end_utc", ColumnType::String, "ISO 8601 UTC", "when the run ended; empty while running"},
+          {"ringbench_version", ColumnType::String, "", "ringbench version"},
+          {"git_revision", ColumnType::String, "", "git describe of the build"},
+          {"mpi_library", ColumnType::String, "", "MPI library (bootstrap and mpi rows only)"},
+          {"mca_parameters", ColumnType::String, "", "Open MPI MCA parameters in force (OMPI_MCA_* environment)"},
+          {"world_size", ColumnType::Int64, "ranks", "number of ranks"},
+          {"hosts", ColumnType::String, "", "comma-separated host names, one per distinct host"},
+          {"cpu_model", ColumnType::String, "", "rank 0's CPU model"},
+          {"kernel", ColumnType::String, "", "rank 0's kernel release"},
+          {"socket_buffers", ColumnType::String, "", "--sockbuf request and the kernel's rmem/wmem limits"},
+          {"timing_method", ColumnType::String, "", "how calls were timed"},
+          {"command_line", ColumnType::String, "", "rank 0's command line"},
+          {"interface", ColumnType::String, "", "network interface the ranks used"},
+          {"plain_pair_GBps", ColumnType::Float64, "GB/s (1e9 B/s)", "blocking loopback TCP pair, 1 MiB writes"},
+          {"exit_status", ColumnType::String, "", "running, ok, failed: <reason>"},
+      },
+      "one row per ringbench run"};
+  return table;
+}
+
+const results::Table& results_table() {
+  static const results::Table table{
+      "/results",
+      {
+          {"run_id", ColumnType::String, "", "the run (see /runs)"},
+          {"collective", ColumnType::String, "", "allreduce, allgather, ..."},
+          {"algorithm", ColumnType::String, "", "ring, tree, ..., mpi (the MPI library's own)"},
+          {"world_size", ColumnType::Int64, "ranks", "number of ranks"},
+          {"dtype", ColumnType::String, "", "float32, float64, int32, int64"},
+          {"op", ColumnType::String, "", "sum, prod, min, max"},
+          {"bytes", ColumnType::UInt64, "B", "message size (the whole buffer, nccl-tests convention)"},
+          {"count", ColumnType::UInt64, "elements", "elements in the buffer"},
+          {"iterations", ColumnType::Int64, "", "timed calls"},
+          {"warmup", ColumnType::Int64, "", "untimed warm-up calls"},
+          {"t_avg_us", ColumnType::Float64, "us", "mean over ranks of each rank's mean call time"},
+          {"t_min_us", ColumnType::Float64, "us", "fastest rank's mean call time"},
+          {"t_max_us", ColumnType::Float64, "us", "slowest rank's mean call time"},
+          {"algbw_GBps", ColumnType::Float64, "GB/s (1e9 B/s)", "bytes / t_avg"},
+          {"busbw_GBps", ColumnType::Float64, "GB/s (1e9 B/s)", "algbw x busbw factor; NaN when N = 1"},
+          {"sent_min_bytes", ColumnType::UInt64, "B", "fewest payload bytes a rank sent per call (counted)"},
+          {"sent_max_bytes", ColumnType::UInt64, "B", "most payload bytes a rank sent per call (counted)"},
+          {"overhead_bytes", ColumnType::UInt64, "B", "most protocol bytes (frame headers) a rank sent per call"},
+          {"formula_ok", ColumnType::Int64, "bool", "1 if every rank's counted payload equals the algorithm's formula"},
+          {"bound_bytes", ColumnType::Float64, "B", "the collective's lower bound per rank"},
+          {"link_bound_us", ColumnType::Float64, "us", "bound bytes at the ring link bandwidth measured in this run"},
+          {"efficiency", ColumnType::Float64, "fraction", "link_bound_us / t_avg_us"},
+          {"verified", ColumnType::Int64, "bool", "1 if every rank's result matched the reference"},
+          {"wrong_count", ColumnType::UInt64, "elements", "wrong elements over all ranks (plus ranks disagreeing)"},
+          {"max_abs_error", ColumnType::Float64, "", "largest error against the double reference (random inputs)"},
+      },
+      "one row per (run, collective, algorithm, size)"};
+  return table;
+}
+
+results::Row to_row(const RunRecord& r) {
+  return {r.run_id,       r.start_utc,      r.end_utc, r.version,   r.git_revision, r.mpi_library,
+          r.mca_parameters, int64_t{r.world_size}, r.hosts, r.cpu_model, r.kernel,   r.socket_buffers,
+          r.timing_method, r.command_line,   r.interface, r.plain_pair_GBps, r.exit_status};
+}
+
+results::Row to_row(const std::string& run_id, const SizeResult& s, const BenchOptions& options, int n) {
+  const double avg = s.t_avg_us();
+  const double algbw = avg > 0 ? static_cast<double>(s.bytes) / (avg * 1e-6) / 1e9 : 0.0;
+  const double factor = busbw_factor(s.collective, n);
+  const double link = s.link_bound_us(n);
+  double max_err = 0;
+  for (const auto& rank : s.ranks) max_err = std::max(max_err, rank.max_abs_error);
+  return {run_id,
+          std::string(to_string(s.collective)),
+          s.algorithm,
+          int64_t{n},
+          std::string(to_string(options.dtype)),
+          std::string(to_string(options.op)),
+          uint64_t{s.bytes},
+          uint64_t{s.count},
+          int64_t{s.iterations},
+          int64_t{s.warmup},
+          avg,
+          s.t_min_us(),
+          s.t_max_us(),
+          algbw,
+          n > 1 ? algbw * factor : std::nan(""),
+          s.sent_min(),
+          s.sent_max(),
+          s.overhead_max(),
+          int64_t{s.bytes_ok() ? 1 : 0},
+          s.bound_bytes(n),
+          link,
+          link > 0 && avg > 0 ? link / avg : std::nan(""),
+          int64_t{options.verify ? (s.verified() ? 1 : 0) : -1},
+          s.wrong(),
+          max_err};
+}
+
+std::string utc_now() {
+  auto now = std::chrono::system_clock::now();
+  std::time_t t = std::chrono::system_clock::to_time_t(now);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+namespace {
+
+std::string first_line_of(const char* path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown";
+}
+
+}  // namespace
+
+RunRecord describe_run(const BenchOptions& options, const std::string& mpi_library) {
+  RunRecord run;
+  run.run_id = results::new_run_id();
+  run.start_utc = utc_now();
+  run.version = kVersion;
+  run.git_revision = kGitRevision;
+  run.mpi_library = mpi_library;
+  // What the user set (--mca or OMPI_MCA_*), not the launcher's own plumbing that mpirun passes down.
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string_view entry(*e);
+    if (entry.rfind("OMPI_MCA_", 0) != 0) continue;
+    entry.remove_prefix(9);
+    bool plumbing = false;
+    for (const char* internal : {"orte_", "ess", "pmix", "shmem_", "initial_wdir"})
+      plumbing |= entry.rfind(internal, 0) == 0;
+    if (!plumbing) run.mca_parameters += (run.mca_parameters.empty() ? "" : " ") + std::string(entry);
+  }
+  utsname u{};
+  if (uname(&u) == 0) run.kernel = std::string(u.sysname) + " " + u.release;
+  run.cpu_model = cpu_model();
+  run.socket_buffers = fmt::format("request {} B; rmem_max {}; wmem_max {}; tcp_rmem {}; tcp_wmem {}",
+                                   options.transport.socket_buffer_bytes, first_line_of("/proc/sys/net/core/rmem_max"),
+                                   first_line_of("/proc/sys/net/core/wmem_max"),
+                                   first_line_of("/proc/sys/net/ipv4/tcp_rmem"),
+                                   first_line_of("/proc/sys/net/ipv4/tcp_wmem"));
+  run.timing_method = "osu: barrier over ringbench TCP before each call, outside the timed region; per-rank mean, "
+                      "avg/min/max over ranks";
+  run.command_line = options.command_line;
+  return run;
+}
+
+}  // namespace ringbench

@@ -1,0 +1,47 @@
+#pragma once
+// ringbench's two tables in the results file, and the metadata of a run.
+//
+//   /runs     one row per run: who, where, what was asked, and how it ended
+//   /results  one row per (run, collective, algorithm, size), keyed by run_id
+//
+// A run's /runs row is written when it starts (exit_status "running") and replaced when it ends;
+// its /results rows are committed size by size, so a run that fails or is killed keeps every
+// size it completed, and its /runs row says "running" forever (read: killed).
+
+#include <string>
+#include <vector>
+
+#include "bench_options.h"
+#include "measurement.h"
+#include "results/results_file.h"
+
+namespace ringbench {
+
+struct RunRecord {
+  std::string run_id;
+  std::string start_utc, end_utc;
+  std::string version, git_revision;
+  std::string mpi_library, mca_parameters;
+  int world_size = 1;
+  std::string hosts;
+  std::string cpu_model, kernel;
+  std::string socket_buffers;  // the run's request and the kernel's limits
+  std::string timing_method;
+  std::string command_line;
+  std::string interface;
+  double plain_pair_GBps = 0;
+  std::string exit_status = "running";
+};
+
+const results::Table& runs_table();
+const results::Table& results_table();
+
+results::Row to_row(const RunRecord& run);
+results::Row to_row(const std::string& run_id, const SizeResult& result, const BenchOptions& options, int world_size);
+
+// Fills what this machine and the environment say about the run (CPU, kernel, MCA parameters,
+// socket buffer limits, UTC start time, a new run id).
+RunRecord describe_run(const BenchOptions& options, const std::string& mpi_library);
+std::string utc_now();
+
+}  // namespace ringbench
