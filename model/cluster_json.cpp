@@ -1,0 +1,203 @@
+#include "cluster_json.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "error.h"
+#include "presets.h"
+#include "published_figures.h"
+
+namespace ringbench::model {
+namespace {
+
+using nlohmann::json;
+
+// Reads one object's fields, remembering which keys it consumed so the rest can be rejected.
+class Fields {
+ public:
+  Fields(const json& object, std::string prefix) : object_(object), prefix_(std::move(prefix)) {
+    if (!object_.is_object()) throw InputError(fmt::format("{} must be an object", where()));
+  }
+
+  const json* find(const std::string& key) {
+    seen_.insert(key);
+    auto it = object_.find(key);
+    return it == object_.end() ? nullptr : &*it;
+  }
+
+  void number(const std::string& key, double& out) {
+    if (const json* v = find(key)) {
+      if (!v->is_number()) throw bad_type(key, "a number", *v);
+      out = v->get<double>();
+    }
+  }
+  void integer(const std::string& key, int& out) {
+    if (const json* v = find(key)) {
+      if (!v->is_number_integer()) throw bad_type(key, "an integer", *v);
+      out = v->get<int>();
+    }
+  }
+  void boolean(const std::string& key, bool& out) {
+    if (const json* v = find(key)) {
+      if (!v->is_boolean()) throw bad_type(key, "true or false", *v);
+      out = v->get<bool>();
+    }
+  }
+  void string(const std::string& key, std::string& out) {
+    if (const json* v = find(key)) {
+      if (!v->is_string()) throw bad_type(key, "a string", *v);
+      out = v->get<std::string>();
+    }
+  }
+  void require(const std::string& key) {
+    if (!object_.contains(key)) throw InputError(fmt::format("{} is required", field(key)));
+  }
+  void reject_unknown() const {
+    for (const auto& [key, value] : object_.items()) {
+      if (!seen_.count(key)) throw InputError(fmt::format("{} is not a known field", field(key)));
+    }
+  }
+  std::string field(const std::string& key) const { return prefix_.empty() ? key : prefix_ + "." + key; }
+
+ private:
+  std::string where() const { return prefix_.empty() ? "the top level" : prefix_; }
+  InputError bad_type(const std::string& key, const char* expected, const json& got) const {
+    return InputError(fmt::format("{} must be {}, got {}", field(key), expected, got.type_name()));
+  }
+
+  const json& object_;
+  std::string prefix_;
+  std::set<std::string> seen_;
+};
+
+Cluster parse(const json& doc) {
+  Fields top(doc, "");
+  Cluster c;
+  std::string base;
+  top.string("base", base);
+  if (!base.empty()) {
+    c = preset(base);
+  } else {
+    for (const char* key : {"name", "gpus_per_node", "scale_up", "nics"}) top.require(key);
+    c.efficiency = fitted_efficiency();
+  }
+  top.string("name", c.name);
+  top.string("description", c.description);
+  top.string("gpu", c.gpu);
+  top.integer("nodes", c.nodes);
+  top.integer("gpus_per_node", c.gpus_per_node);
+  top.number("launch_overhead_us", c.launch_overhead_us);
+  if (const json* s = top.find("scale_up")) {
+    Fields f(*s, "scale_up");
+    if (base.empty()) f.require("bw_GBps");
+    std::string kind = to_string(c.scale_up.kind);
+    f.string("kind", kind);
+    if (kind == "nvlink") {
+      c.scale_up.kind = ScaleUpKind::NVLink;
+    } else if (kind == "pcie") {
+      c.scale_up.kind = ScaleUpKind::PCIe;
+    } else {
+      throw InputError(fmt::format("scale_up.kind must be \"nvlink\" or \"pcie\", got \"{}\"", kind));
+    }
+    if (!s->contains("gpus_per_island")) c.scale_up.gpus_per_island = c.gpus_per_node;
+    f.integer("gpus_per_island", c.scale_up.gpus_per_island);
+    f.number("bw_GBps", c.scale_up.bw_GBps);
+    f.number("latency_us", c.scale_up.latency_us);
+    f.boolean("in_switch_reduction", c.scale_up.in_switch_reduction);
+    f.reject_unknown();
+  }
+  if (const json* n = top.find("nics")) {
+    Fields f(*n, "nics");
+    if (base.empty()) {
+      f.require("per_node");
+      f.require("bw_Gbps");
+    }
+    f.integer("per_node", c.nics.per_node);
+    f.number("bw_Gbps", c.nics.bw_Gbps);
+    f.number("latency_us", c.nics.latency_us);
+    f.reject_unknown();
+  }
+  if (const json* n = top.find("network")) {
+    Fields f(*n, "network");
+    f.boolean("rail_optimized", c.network.rail_optimized);
+    f.integer("nodes_per_leaf", c.network.nodes_per_leaf);
+    f.number("spine_oversubscription", c.network.spine_oversubscription);
+    f.integer("nodes_per_pod", c.network.nodes_per_pod);
+    f.number("pod_oversubscription", c.network.pod_oversubscription);
+    f.number("switch_hop_latency_us", c.network.switch_hop_latency_us);
+    f.reject_unknown();
+  }
+  if (const json* e = top.find("efficiency")) {
+    Fields f(*e, "efficiency");
+    f.number("scale_up", c.efficiency.scale_up);
+    f.number("in_switch", c.efficiency.in_switch);
+    f.number("nic", c.efficiency.nic);
+    f.reject_unknown();
+  }
+  top.reject_unknown();
+  validate(c);
+  return c;
+}
+
+}  // namespace
+
+Cluster cluster_from_json(const std::string& text, const std::string& source) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    // nlohmann's message starts with "[json.exception.parse_error.101] parse error at line 3, ...".
+    std::string what = e.what();
+    const auto at = what.find("] ");
+    throw InputError(fmt::format("cluster file {}: {}", source, at == std::string::npos ? what : what.substr(at + 2)));
+  }
+  try {
+    return parse(doc);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("cluster file {}: {}", source, e.what()));
+  } catch (const json::exception& e) {  // e.g. an integer too large for int
+    throw InputError(fmt::format("cluster file {}: {}", source, e.what()));
+  }
+}
+
+Cluster load_cluster_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("--cluster: cannot open cluster file {}", path.string()));
+  std::stringstream text;
+  text << in.rdbuf();
+  return cluster_from_json(text.str(), path.string());
+}
+
+std::string cluster_to_json(const Cluster& c) {
+  json doc = {
+      {"name", c.name},
+      {"description", c.description},
+      {"gpu", c.gpu},
+      {"nodes", c.nodes},
+      {"gpus_per_node", c.gpus_per_node},
+      {"launch_overhead_us", c.launch_overhead_us},
+      {"scale_up",
+       {{"kind", to_string(c.scale_up.kind)},
+        {"gpus_per_island", c.scale_up.gpus_per_island},
+        {"bw_GBps", c.scale_up.bw_GBps},
+        {"latency_us", c.scale_up.latency_us},
+        {"in_switch_reduction", c.scale_up.in_switch_reduction}}},
+      {"nics", {{"per_node", c.nics.per_node}, {"bw_Gbps", c.nics.bw_Gbps}, {"latency_us", c.nics.latency_us}}},
+      {"network",
+       {{"rail_optimized", c.network.rail_optimized},
+        {"nodes_per_leaf", c.network.nodes_per_leaf},
+        {"spine_oversubscription", c.network.spine_oversubscription},
+        {"nodes_per_pod", c.network.nodes_per_pod},
+        {"pod_oversubscription", c.network.pod_oversubscription},
+        {"switch_hop_latency_us", c.network.switch_hop_latency_us}}},
+      {"efficiency",
+       {{"scale_up", c.efficiency.scale_up}, {"in_switch", c.efficiency.in_switch}, {"nic", c.efficiency.nic}}},
+  };
+  return doc.dump();
+}
+
+}  // namespace ringbench::model
