@@ -1,0 +1,37 @@
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "model/cluster_json.h"
+#include "model/error.h"
+#include "model/presets.h"
+
+namespace ringbench::topomodel {
+
+void ClusterOptions::add_to(CLI::App& command, bool with_output) {
+  command.add_option("--cluster", cluster, "preset name (see `topomodel clusters`) or path to a .json file")
+      ->capture_default_str();
+  command.add_option("--nodes", nodes, "cluster size in nodes (default: the preset's)");
+  command.add_option("--gpus", gpus, "cluster size in GPUs (whole nodes)");
+  if (with_output) command.add_option("-o,--output", output, "append this run to an HDF5 results file");
+}
+
+model::Cluster ClusterOptions::resolve() const {
+  if (nodes != 0 && gpus != 0) throw model::InputError("give --nodes or --gpus, not both");
+  model::Cluster c = model::resolve_cluster(cluster);
+  if (nodes != 0) return model::with_nodes(std::move(c), nodes);
+  if (gpus != 0) return model::with_gpus(std::move(c), gpus);
+  return c;
+}
+
+RunRecord run_record(const char* command, const Context& context, const model::Cluster* cluster, int gpus) {
+  RunRecord r;
+  r.command = command;
+  r.command_line = context.command_line;
+  r.start_utc = utc_now();
+  r.cluster_name = cluster ? cluster->name : "(none)";
+  r.cluster_json = cluster ? model::cluster_to_json(*cluster) : "";
+  r.gpus = gpus;
+  return r;
+}
+
+}  // namespace ringbench::topomodel

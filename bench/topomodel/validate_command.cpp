@@ -1,0 +1,32 @@
+// topomodel validate: the model against published measurements (model/published_figures.cpp).
+// Exit status 1 if a checked case is off by more than 20%.
+
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "model/published_figures.h"
+#include "report.h"
+#include "results_output.h"
+
+namespace ringbench::topomodel {
+
+void add_validate_command(CLI::App& app, Context& context) {
+  auto* command = app.add_subcommand("validate", "compare the model with published nccl-tests figures (fitted vs checked)");
+  auto output_path = std::make_shared<std::string>();
+  command->add_option("-o,--output", *output_path, "append the table to an HDF5 results file");
+  command->callback([output_path, &context] {
+    ResultsOutput output(*output_path, run_record("validate", context, nullptr, 0));
+    const auto rows = model::validation_table();
+    print_validation_table(rows);
+    int failed = 0;
+    for (const auto& r : rows) failed += r.pass() ? 0 : 1;
+    fmt::print("# {} case(s): {} fitted, {} checked, {} checked case(s) off by more than {:.0f}%\n", rows.size(),
+               std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.role == model::CaseRole::Fitted; }),
+               std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.role == model::CaseRole::Checked; }),
+               failed, 100 * model::kCheckTolerance);
+    context.exit_status = failed > 0 ? 1 : 0;
+    output.write({{&validation_table_def(), validation_rows(output.run_id(), rows)}}, context.exit_status);
+  });
+}
+
+}  // namespace ringbench::topomodel
