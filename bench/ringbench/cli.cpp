@@ -8,6 +8,7 @@
 #include "byte_size.h"
 #include "ringbench_version.h"
 #include "transport/algorithm.h"
+#include "transport/interfaces.h"
 
 namespace ringbench {
 namespace {
@@ -128,6 +129,13 @@ ParsedCommandLine parse_command_line(int argc, char** argv, bool print) {
       }
     }
     if (options.output.empty()) throw BadValue{"-o/--output: empty file name"};
+    if (!options.transport.iface_prefix.empty()) {
+      try {
+        choose_interface(local_interfaces(), options.transport.iface_prefix, false);
+      } catch (const std::exception& e) {
+        throw BadValue{e.what()};
+      }
+    }
   } catch (const CLI::CallForHelp&) {
     if (print) std::printf("%s", app.help().c_str());
     return {std::nullopt, 0};

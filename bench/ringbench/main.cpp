@@ -169,6 +169,7 @@ int main(int argc, char** argv) {
     return run(mpi, *parsed.options);
   } catch (const TransportError& e) {
     std::fprintf(stderr, "ringbench: error: %s\n", e.what());
+    if (e.kind() == TransportErrorKind::Config) return exit_code::kBadInput;
     return e.kind() == TransportErrorKind::Timeout ? exit_code::kTimedOut : exit_code::kPeerFailed;
   }
 }

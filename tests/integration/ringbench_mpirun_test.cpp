@@ -1,0 +1,133 @@
+// ringbench end to end: real mpirun, real sockets, the HDF5 file read back.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include "results/results_file.h"
+#include "run_command.h"
+#include "transport/collectives/ring_allreduce.h"
+
+namespace ringbench {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::mpirun;
+using testing::run_command;
+
+class RingbenchRun : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("ringbench-it-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+template <typename T>
+T get(const results::TableContents& table, size_t row, std::string_view column) {
+  return std::get<T>(table.rows.at(row).at(table.column(column)));
+}
+
+TEST_P(RingbenchRun, EveryRowVerifiedAndByteExactInTheTableAndTheFile) {
+  const int n = GetParam();
+  const fs::path file = dir_ / "out.h5";
+  auto run = run_command(mpirun(n) + RINGBENCH_EXE + " -m 8:256K -i 5 -x 1 --dtype int32 --op sum -o " + file.string(),
+                         (dir_ / "run").string());
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("# result: all rows verified"), std::string::npos) << run.out;
+  const std::string ends = std::to_string(n * (n - 1));
+  EXPECT_NE(run.out.find(ends + " of " + ends + " connection ends agree with TCP_INFO"), std::string::npos)
+      << "kernel cross-check: " << run.out;
+
+  // Rows on stdout: everything that is not a '#' line, one per size 8 B .. 256 KiB.
+  int table_rows = 0;
+  std::istringstream lines(run.out);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty() && line[0] != '#') ++table_rows;
+  EXPECT_EQ(table_rows, 16);
+
+  auto results = results::read_table(file, "/results");
+  ASSERT_EQ(results.rows.size(), 16u);
+  for (size_t i = 0; i < results.rows.size(); ++i) {
+    const uint64_t bytes = get<uint64_t>(results, i, "bytes");
+    EXPECT_EQ(bytes, 8ull << i);
+    EXPECT_EQ(get<int64_t>(results, i, "world_size"), n);
+    EXPECT_EQ(get<int64_t>(results, i, "verified"), 1) << bytes;
+    EXPECT_EQ(get<int64_t>(results, i, "formula_ok"), 1) << bytes;
+    EXPECT_EQ(get<uint64_t>(results, i, "wrong_count"), 0u);
+    // The counted bytes are the formula's, which for the largest rank share is the ring's.
+    uint64_t most = 0;
+    for (int r = 0; r < n; ++r) most = std::max(most, ring_allreduce().payload_bytes_sent(r, n, bytes / 4, 4, 0));
+    EXPECT_EQ(get<uint64_t>(results, i, "sent_max_bytes"), most) << bytes;
+    EXPECT_GT(get<double>(results, i, "t_avg_us"), 0.0);
+    EXPECT_LE(get<double>(results, i, "t_min_us"), get<double>(results, i, "t_max_us"));
+  }
+  auto runs = results::read_table(file, "/runs");
+  ASSERT_EQ(runs.rows.size(), 1u);
+  EXPECT_EQ(get<std::string>(runs, 0, "exit_status"), "ok");
+  EXPECT_EQ(get<int64_t>(runs, 0, "world_size"), n);
+  EXPECT_EQ(get<std::string>(runs, 0, "run_id"), get<std::string>(results, 0, "run_id"));
+}
+
+INSTANTIATE_TEST_SUITE_P(WorldSizes, RingbenchRun, ::testing::Values(2, 3, 4));
+
+TEST_F(RingbenchRun, RunsAppendAndNeverTouchEarlierRuns) {
+  const fs::path file = dir_ / "out.h5";
+  const std::string command = mpirun(2) + RINGBENCH_EXE + " -m 8:64 -i 2 -x 0 --no-link-test -o " + file.string();
+  ASSERT_EQ(run_command(command, (dir_ / "a").string()).exit_code, 0);
+  auto first = results::read_table(file, "/results");
+  ASSERT_EQ(run_command(command + " --dtype float64 --op max", (dir_ / "b").string()).exit_code, 0);
+  auto both = results::read_table(file, "/results");
+  ASSERT_EQ(both.rows.size(), first.rows.size() * 2);
+  // NaN (no link test: no efficiency) equals itself here: the same bits were written and kept.
+  auto same = [](const results::Value& a, const results::Value& b) {
+    if (std::holds_alternative<double>(a) && std::holds_alternative<double>(b) && std::isnan(std::get<double>(a)))
+      return std::isnan(std::get<double>(b));
+    return a == b;
+  };
+  for (size_t i = 0; i < first.rows.size(); ++i)
+    for (size_t c = 0; c < first.rows[i].size(); ++c)
+      EXPECT_TRUE(same(both.rows[i][c], first.rows[i][c])) << "row " << i << " column " << first.columns[c].name;
+  std::set<std::string> ids;
+  for (const auto& row : results::read_table(file, "/runs").rows) ids.insert(std::get<std::string>(row.at(0)));
+  EXPECT_EQ(ids.size(), 2u);
+}
+
+// Each bad value gets one line on stderr naming the flag and the value, and exit code 2.
+TEST_F(RingbenchRun, BadInputGetsOneLineNamingTheFlagAndExitCode2) {
+  const fs::path file = dir_ / "out.h5";
+  struct Case {
+    std::string args, flag;
+  } cases[] = {
+      {"-m 0", "--message-size 0"},          {"-m 64:8", "--message-size 64:8"},
+      {"-m 12Q", "--message-size 12Q"},      {"-m 100000G", "--message-size 100000G"},
+      {"-i 0", "--iterations 0"},            {"--dtype float16", "--dtype float16"},
+      {"--op xor", "--op xor"},              {"--collective allsum", "--collective allsum"},
+      {"--algo warp", "--algo warp"},        {"--iface nosuchif", "--iface nosuchif"},
+      {"--timeout -1", "--timeout -1"},      {"-o /nonexistent/dir/x.h5", "/nonexistent/dir"},
+  };
+  for (const auto& c : cases) {
+    const bool sets_output = c.args.rfind("-o ", 0) == 0;
+    auto run = run_command(mpirun(2) + RINGBENCH_EXE + (sets_output ? "" : " -o " + file.string()) + " " + c.args,
+                           (dir_ / "bad").string(), 60);
+    EXPECT_EQ(run.exit_code, 2) << c.args << "\n" << run.err;
+    EXPECT_NE(run.err.find(c.flag), std::string::npos) << c.args << "\n" << run.err;
+    EXPECT_NE(run.err.find("ringbench: error:"), std::string::npos) << c.args << "\n" << run.err;
+  }
+  EXPECT_FALSE(fs::exists(file)) << "no bad run may create the results file";
+  // A file that is not HDF5 is refused and left as it was.
+  { std::ofstream(file) << "not hdf5"; }
+  auto run = run_command(mpirun(2) + RINGBENCH_EXE + " -o " + file.string(), (dir_ / "nothdf5").string(), 60);
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_NE(run.err.find("not an HDF5 file"), std::string::npos) << run.err;
+  EXPECT_EQ(testing::read_file(file.string()), "not hdf5");
+}
+
+}  // namespace
+}  // namespace ringbench
