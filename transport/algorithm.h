@@ -38,7 +38,21 @@ class Algorithm {
                                       int root) const = 0;
   // Runs one call. Blocks; throws TransportError on a peer failure or timeout.
   virtual void run(Communicator& comm, const CollectiveCall& call) const = 0;
+
+  // The exact payload bytes `rank` sends for a given placement of ranks on hosts:
+  // host_of_rank[r] is the index of rank r's host (see host_placement()). Only algorithms that
+  // follow hosts (hierarchical) override it; the 5-argument formula above is the one-host case.
+  virtual uint64_t placed_payload_bytes_sent(int rank, std::span<const int> host_of_rank, size_t count,
+                                             size_t element_bytes, int root) const {
+    return payload_bytes_sent(rank, static_cast<int>(host_of_rank.size()), count, element_bytes, root);
+  }
+  // One line for the README table: the regime in which this algorithm is the one to pick.
+  virtual std::string_view when_it_wins() const { return {}; }
 };
+
+// Each rank's host as a small index (0 for rank 0's host, then numbered by first appearance),
+// from the host identities published at bootstrap. Every rank computes the same vector.
+std::vector<int> host_placement(const Communicator& comm);
 
 // Every algorithm, in a stable order (collective, then name).
 const std::vector<const Algorithm*>& all_algorithms();

@@ -7,8 +7,9 @@ namespace ringbench {
 CountedRun run_counted(Communicator& comm, const Algorithm& algorithm, const CollectiveCall& call) {
   ByteCounters before = comm.counters();
   algorithm.run(comm, call);
-  return {comm.counters() - before,
-          algorithm.payload_bytes_sent(comm.rank(), comm.size(), call.count, element_size(call.dtype), call.root)};
+  // The placed formula: algorithms that follow hosts (hierarchical) send what this placement needs.
+  return {comm.counters() - before, algorithm.placed_payload_bytes_sent(comm.rank(), host_placement(comm), call.count,
+                                                                        element_size(call.dtype), call.root)};
 }
 
 }  // namespace ringbench

@@ -108,7 +108,7 @@ void MeshBuilder::listen_and_publish() {
 
   PeerCard mine;
   mine.rank = comm_.rank_;
-  mine.host = HostIdentity::local();
+  mine.host = options.host_override ? *options.host_override : HostIdentity::local();
   mine.interfaces = interfaces;
   mine.port = ntohs(address.sin_port);
   mine.secret_proposal = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();

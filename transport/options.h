@@ -4,8 +4,11 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "host_identity.h"
 
 namespace ringbench {
 
@@ -23,6 +26,10 @@ struct TransportOptions {
   // Received bytes are handed to a reduction in pieces of at least this many bytes, so reducing
   // one piece overlaps receiving the next.
   size_t pipeline_bytes = 256 * 1024;
+  // Publish this identity instead of HostIdentity::local(). Tests only: ranks that are threads of
+  // one process then look like ranks on different hosts to host-aware algorithms (hierarchical).
+  // Every rank still listens on and connects over its real interfaces.
+  std::optional<HostIdentity> host_override;
   // Where the transport's log lines go (interface choice, rejected strangers). Default: stderr.
   std::function<void(std::string_view)> log;
 };

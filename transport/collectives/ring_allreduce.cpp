@@ -25,6 +25,7 @@ class RingAllReduce final : public Algorithm {
  public:
   Collective collective() const override { return Collective::AllReduce; }
   std::string_view name() const override { return "ring"; }
+  std::string_view when_it_wins() const override { return "large messages: bandwidth-optimal, 2(N-1) steps"; }
   uint32_t steps(int world_size) const override { return 2 * static_cast<uint32_t>(world_size - 1); }
 
   uint64_t payload_bytes_sent(int rank, int world_size, size_t count, size_t element_bytes, int) const override {

@@ -1,0 +1,6 @@
+#pragma once
+#include "../algorithm.h"
+
+namespace ringbench {
+const Algorithm& recursive_doubling_allgather();
+}
