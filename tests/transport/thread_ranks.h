@@ -23,7 +23,10 @@ inline TransportOptions quiet_options(size_t socket_buffer_bytes = 0) {
   return options;
 }
 
-inline void run_ranks(int n, const TransportOptions& options, const std::function<void(Communicator&)>& body) {
+// Each rank's options from options_of(rank): e.g. a host identity per rank (host_override), so
+// host-aware algorithms see the placement the test chooses.
+inline void run_ranks(int n, const std::function<TransportOptions(int rank)>& options_of,
+                      const std::function<void(Communicator&)>& body) {
   auto exchange = std::make_shared<InMemoryExchange>(n);
   std::mutex mutex;
   std::exception_ptr first_error;
@@ -32,7 +35,7 @@ inline void run_ranks(int n, const TransportOptions& options, const std::functio
     threads.emplace_back([&, r] {
       try {
         InMemoryBootstrap bootstrap(exchange, r, n);
-        auto comm = Communicator::connect(bootstrap, options);
+        auto comm = Communicator::connect(bootstrap, options_of(r));
         body(*comm);
       } catch (...) {
         std::lock_guard lock(mutex);
@@ -42,6 +45,24 @@ inline void run_ranks(int n, const TransportOptions& options, const std::functio
   }
   for (auto& t : threads) t.join();
   if (first_error) std::rethrow_exception(first_error);
+}
+
+inline void run_ranks(int n, const TransportOptions& options, const std::function<void(Communicator&)>& body) {
+  run_ranks(n, [&](int) { return options; }, body);
+}
+
+// Options that make rank r appear on host hosts[r] ("test-host-<index>"). Loopback is forced,
+// since the automatic choice would prefer a non-loopback interface for a multi-host job.
+inline std::function<TransportOptions(int)> on_hosts(std::vector<int> hosts, size_t socket_buffer_bytes = 0) {
+  return [hosts = std::move(hosts), socket_buffer_bytes](int rank) {
+    TransportOptions options = quiet_options(socket_buffer_bytes);
+    HostIdentity id;
+    id.boot_id = "test-host-" + std::to_string(hosts.at(static_cast<size_t>(rank)));
+    id.hostname = id.boot_id;
+    options.host_override = id;
+    options.iface_prefix = "lo";
+    return options;
+  };
 }
 
 }  // namespace ringbench::testing

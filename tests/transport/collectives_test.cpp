@@ -1,0 +1,192 @@
+// Every registered algorithm over real loopback sockets, ranks as threads: exact results on every
+// rank and exact payload bytes (counted against the algorithm's own formula), for N in 1..8,
+// counts {0, 1, N-1, N+1, a prime, a count far past 4 KiB socket buffers}, every dtype, every op
+// where the collective reduces, every root where it has one, and for all-reduce several
+// placements of ranks on hosts. The cross-product does not fit CI; rows cover every pair of
+// parameter values (pairwise.h), per collective, with the algorithm as one of the parameters.
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "collective_inputs.h"
+#include "pairwise.h"
+#include "thread_ranks.h"
+#include "transport/algorithm.h"
+#include "transport/collectives/schedule.h"
+#include "transport/counted_run.h"
+
+namespace ringbench {
+namespace {
+
+enum class CountKind { Zero, One, NMinus1, NPlus1, Prime, Large };
+constexpr const char* kCountNames[] = {"zero", "one", "nminus1", "nplus1", "prime", "large"};
+size_t count_for(CountKind kind, int n) {
+  switch (kind) {
+    case CountKind::Zero: return 0;
+    case CountKind::One: return 1;
+    case CountKind::NMinus1: return static_cast<size_t>(n - 1);
+    case CountKind::NPlus1: return static_cast<size_t>(n + 1);
+    case CountKind::Prime: return 10007;
+    case CountKind::Large: return 300007;  // > 1 MiB of float32: far past 4 KiB socket buffers
+  }
+  return 0;
+}
+
+// Where ranks live, for host-aware algorithms; a function of N.
+enum class Placement { OneHost, TwoHalves, LastAlone, RoundRobin, OwnHost };
+constexpr const char* kPlacementNames[] = {"onehost", "halves", "lastalone", "roundrobin", "ownhost"};
+std::vector<int> hosts_for(Placement p, int n) {
+  std::vector<int> hosts(static_cast<size_t>(n));
+  for (int r = 0; r < n; ++r) {
+    switch (p) {
+      case Placement::OneHost: hosts[r] = 0; break;
+      case Placement::TwoHalves: hosts[r] = r < (n + 1) / 2 ? 0 : 1; break;
+      case Placement::LastAlone: hosts[r] = r == n - 1 && n > 1 ? 1 : 0; break;  // e.g. 3+1
+      case Placement::RoundRobin: hosts[r] = r % 2; break;
+      case Placement::OwnHost: hosts[r] = r; break;
+    }
+  }
+  return hosts;
+}
+
+struct Case {
+  const Algorithm* algorithm;
+  int n;
+  CountKind count;
+  DataType dtype;
+  ReduceOp op;
+  bool tiny_buffers;
+  Placement placement;
+};
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  const Case& c = info.param;
+  std::string name = std::string(to_string(c.algorithm->collective())) + "_" + std::string(c.algorithm->name()) +
+                     "_n" + std::to_string(c.n) + "_" + kCountNames[static_cast<int>(c.count)] + "_" +
+                     std::string(to_string(c.dtype));
+  if (testing::reduces(c.algorithm->collective())) name += "_" + std::string(to_string(c.op));
+  if (c.tiny_buffers) name += "_tinybuf";
+  if (c.placement != Placement::OneHost) name += std::string("_") + kPlacementNames[static_cast<int>(c.placement)];
+  for (char& ch : name)
+    if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return name + "_" + std::to_string(info.index);
+}
+
+std::vector<Case> pairwise_cases() {
+  std::vector<Case> cases;
+  const Collective collectives[] = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter,
+                                    Collective::Broadcast, Collective::Reduce,    Collective::AllToAll};
+  for (Collective collective : collectives) {
+    std::vector<const Algorithm*> algorithms;
+    for (const Algorithm* a : all_algorithms())
+      if (a->collective() == collective) algorithms.push_back(a);
+    const bool reduces = testing::reduces(collective);
+    const bool placed = collective == Collective::AllReduce;
+    // Parameters: algorithm, N (1..8), count kind, dtype, tiny buffers, [op], [placement].
+    std::vector<int> sizes = {static_cast<int>(algorithms.size()), 8, 6, 4, 2};
+    if (reduces) sizes.push_back(4);
+    if (placed) sizes.push_back(5);
+    for (const auto& row : testing::pairwise_rows(sizes)) {
+      Case c{algorithms[row[0]], row[1] + 1, static_cast<CountKind>(row[2]), kAllDataTypes[row[3]],
+             ReduceOp::Sum, row[4] == 1, Placement::OneHost};
+      if (reduces) c.op = kAllReduceOps[row[5]];
+      if (placed) c.placement = static_cast<Placement>(row[reduces ? 6 : 5]);
+      cases.push_back(c);
+    }
+  }
+  return cases;
+}
+
+template <typename T>
+void to_typed(const std::vector<double>& values, std::vector<std::byte>& buffer) {
+  T* data = reinterpret_cast<T*>(buffer.data());
+  for (size_t i = 0; i < values.size(); ++i) data[i] = static_cast<T>(values[i]);
+}
+
+template <typename T>
+void expect_typed(const std::vector<std::optional<double>>& expected, const std::vector<std::byte>& buffer,
+                  const std::string& where) {
+  const T* data = reinterpret_cast<const T*>(buffer.data());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    if (!expected[i] || data[i] == static_cast<T>(*expected[i])) continue;
+    ADD_FAILURE() << where << " element " << i << " of " << expected.size() << ": expected "
+                  << static_cast<T>(*expected[i]) << ", got " << data[i];
+    return;
+  }
+}
+
+void fill(DataType dtype, const std::vector<double>& values, std::vector<std::byte>& buffer) {
+  switch (dtype) {
+    case DataType::Float32: return to_typed<float>(values, buffer);
+    case DataType::Float64: return to_typed<double>(values, buffer);
+    case DataType::Int32: return to_typed<int32_t>(values, buffer);
+    case DataType::Int64: return to_typed<int64_t>(values, buffer);
+  }
+}
+
+void expect(DataType dtype, const std::vector<std::optional<double>>& expected, const std::vector<std::byte>& buffer,
+            const std::string& where) {
+  switch (dtype) {
+    case DataType::Float32: return expect_typed<float>(expected, buffer, where);
+    case DataType::Float64: return expect_typed<double>(expected, buffer, where);
+    case DataType::Int32: return expect_typed<int32_t>(expected, buffer, where);
+    case DataType::Int64: return expect_typed<int64_t>(expected, buffer, where);
+  }
+}
+
+// What `me` receives in total: the sum over the other ranks' schedules of their sends to me.
+uint64_t bytes_received(const ScheduledAlgorithm& algorithm, const PlanInput& mine) {
+  uint64_t elements = 0;
+  for (int q = 0; q < mine.world_size; ++q) {
+    PlanInput theirs = mine;
+    theirs.rank = q;
+    for (const Step& step : algorithm.plan(theirs).steps)
+      for (const SendOp& send : step.sends)
+        if (send.peer == mine.rank) elements += send.range.count;
+  }
+  return elements * mine.element_bytes;
+}
+
+class CollectivesTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CollectivesTest, ExactResultsAndExactBytesOnEveryRank) {
+  const Case c = GetParam();
+  const Algorithm& algorithm = *c.algorithm;
+  const Collective collective = algorithm.collective();
+  const size_t count = count_for(c.count, c.n);
+  const size_t esize = element_size(c.dtype);
+  const std::vector<int> hosts = hosts_for(c.placement, c.n);
+  testing::run_ranks(c.n, testing::on_hosts(hosts, c.tiny_buffers ? 4096 : 0), [&](Communicator& comm) {
+    ASSERT_EQ(host_placement(comm).size(), hosts.size());
+    const int roots = testing::rooted(collective) ? c.n : 1;
+    std::vector<std::byte> buffer(count * esize);
+    for (int root = 0; root < roots; ++root) {
+      const std::string where = "rank " + std::to_string(comm.rank()) + " root " + std::to_string(root);
+      auto e = testing::expectation(collective, c.op, c.n, comm.rank(), count, root);
+      fill(c.dtype, e.input, buffer);
+      CollectiveCall call{c.dtype, c.op, buffer, count, root};
+      CountedRun run = run_counted(comm, algorithm, call);
+      EXPECT_EQ(run.moved.payload_sent, run.expected_payload) << where;
+      if (auto* scheduled = dynamic_cast<const ScheduledAlgorithm*>(&algorithm)) {
+        const std::vector<int> placement = host_placement(comm);  // outlives the span in PlanInput
+        PlanInput me{comm.rank(), c.n, count, esize, root, placement};
+        EXPECT_EQ(run.moved.payload_received, bytes_received(*scheduled, me)) << where;
+      }
+      expect(c.dtype, e.result, buffer, where);
+    }
+    comm.barrier();
+    for (const auto& check : comm.check_kernel_counts())
+      EXPECT_TRUE(check.ok()) << "rank " << comm.rank() << " peer " << check.peer_rank << ": sent " << check.ours_sent
+                              << " vs kernel " << check.kernel_sent << ", received " << check.ours_received
+                              << " vs kernel " << check.kernel_received;
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Pairwise, CollectivesTest, ::testing::ValuesIn(pairwise_cases()), case_name);
+
+}  // namespace
+}  // namespace ringbench
