@@ -11,6 +11,24 @@
 //   broadcast       bytes (by the root)         1
 //   reduce          bytes (into the root)       1
 //   all-to-all      (N-1)/N x bytes             (N-1)/N
+//
+// The buffer convention (nccl-tests', in place). CollectiveCall.buffer holds `count` elements on
+// every rank; "chunk i" is chunk i of ChunkLayout(count, N) (collectives/chunk_layout.h: the
+// first count % N chunks have one element more).
+//   all-reduce      every rank's buffer is an input; on return every rank holds the reduction,
+//                   bit-identical on all ranks.
+//   all-gather      rank r's contribution is chunk r of its buffer (the rest is ignored on
+//                   entry); on return every rank holds every rank's chunk in place.
+//   reduce-scatter  every rank's whole buffer is an input; on return chunk r of rank r's buffer
+//                   holds the reduction of everyone's chunk r; its other chunks are unspecified.
+//   broadcast       on return every rank's buffer equals the root's.
+//   reduce          on return the root's buffer holds the reduction; other ranks' buffers are
+//                   unspecified (algorithms use them as working space).
+//   all-to-all      the buffer is N blocks of floor(count/N) elements (equal blocks, as MPI's
+//                   sendcount; unequal chunks could not swap in place); block j goes to rank j,
+//                   and on return block j holds what rank j sent me (block r of rank j's
+//                   buffer). The count % N trailing elements are not exchanged and stay as they
+//                   were. Bytes per rank: (N-1) x floor(count/N) x element size.
 
 #include <cstdint>
 #include <optional>

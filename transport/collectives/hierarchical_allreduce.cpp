@@ -4,10 +4,12 @@
 //
 // Ownership, defined for any ranks-per-host (hosts.h numbers hosts by their lowest rank; local
 // index = position among the host's ranks in rank order). With K = the largest host's rank count,
-// the buffer is cut into K chunks (ChunkLayout(count, K)); on a host of n ranks, local rank j owns
-// the contiguous chunks ChunkLayout(K, n) gives part j. With equal hosts local j owns chunk j; on
-// a one-rank host that rank owns everything. E.g. 3+1: K = 3, ranks 0,1,2 own chunks 0,1,2 and
-// rank 3 owns all three, so the cross-host all-reduce of chunk k runs between rank k and rank 3.
+// the buffer is cut into K chunks (ChunkLayout(count, K)); on a host of n ranks, ChunkLayout(K, n)
+// groups them into n contiguous parts and local rank j owns part j+1 (mod n): the part a ring
+// reduce-scatter leaves it with, so that on one host every phase is exactly the ring all-reduce,
+// rank for rank and byte for byte. With equal hosts local j owns chunk j+1; on a one-rank host
+// that rank owns everything. E.g. 3+1: K = 3, ranks 0,1,2 own chunks 1,2,0 and rank 3 owns all
+// three, so the cross-host all-reduce of chunk k runs between rank k-1 and rank 3.
 //
 //   phase 1  ring reduce-scatter inside each host over its parts         (K-1 steps)
 //   phase 2  for each "piece" (maximal run of chunks with the same owner on every host), a ring
@@ -60,12 +62,13 @@ struct Hosts {
     for (const auto& m : members) widest = std::max(widest, static_cast<int>(m.size()));
   }
   int count() const { return static_cast<int>(members.size()); }
-  // Local index on host h of the owner of chunk k.
+  // Local index on host h of the owner of chunk k: the owner of the part containing it.
   int owner(int h, int k) const {
-    const ChunkLayout parts(static_cast<size_t>(widest), static_cast<int>(members[h].size()));
-    int j = 0;
-    while (parts.offset(j) + parts.size(j) <= static_cast<size_t>(k)) ++j;
-    return j;
+    const int n = static_cast<int>(members[h].size());
+    const ChunkLayout parts(static_cast<size_t>(widest), n);
+    int part = 0;
+    while (parts.offset(part) + parts.size(part) <= static_cast<size_t>(k)) ++part;
+    return (part - 1 + n) % n;
   }
 };
 
@@ -118,9 +121,10 @@ class HierarchicalAllReduce final : public ScheduledAlgorithm {
     const int n_here = static_cast<int>(hosts.members[h].size());
     const ChunkLayout chunks(in.count, hosts.widest);
     const ChunkLayout parts_here(static_cast<size_t>(hosts.widest), n_here);
+    // Ring member j's part is the one local rank j owns: part j+1 of the host's grouping.
     const PartOf part = [&](int j) {
-      const int first = static_cast<int>(parts_here.offset(j));
-      return chunks_range(chunks, first, first + static_cast<int>(parts_here.size(j)));
+      const int first = static_cast<int>(parts_here.offset(j + 1));
+      return chunks_range(chunks, first, first + static_cast<int>(parts_here.size(j + 1)));
     };
     const size_t inside = static_cast<size_t>(hosts.widest - 1);
     add_ring_reduce_scatter(schedule, 0, hosts.members[h], me, part);
