@@ -10,16 +10,18 @@ namespace ringbench::topomodel {
 void ClusterOptions::add_to(CLI::App& command, bool with_output) {
   command.add_option("--cluster", cluster, "preset name (see `topomodel clusters`) or path to a .json file")
       ->capture_default_str();
-  command.add_option("--nodes", nodes, "cluster size in nodes (default: the preset's)");
-  command.add_option("--gpus", gpus, "cluster size in GPUs (whole nodes)");
+  nodes_option = command.add_option("--nodes", nodes, "cluster size in nodes (default: the preset's)");
+  gpus_option = command.add_option("--gpus", gpus, "cluster size in GPUs (whole nodes)");
   if (with_output) command.add_option("-o,--output", output, "append this run to an HDF5 results file");
 }
 
 model::Cluster ClusterOptions::resolve() const {
-  if (nodes != 0 && gpus != 0) throw model::InputError("give --nodes or --gpus, not both");
+  const bool has_nodes = nodes_option && nodes_option->count() > 0;
+  const bool has_gpus = gpus_option && gpus_option->count() > 0;
+  if (has_nodes && has_gpus) throw model::InputError("give --nodes or --gpus, not both");
   model::Cluster c = model::resolve_cluster(cluster);
-  if (nodes != 0) return model::with_nodes(std::move(c), nodes);
-  if (gpus != 0) return model::with_gpus(std::move(c), gpus);
+  if (has_nodes) return model::with_nodes(std::move(c), nodes);
+  if (has_gpus) return model::with_gpus(std::move(c), gpus);
   return c;
 }
 

@@ -21,6 +21,8 @@ struct ClusterOptions {
   int nodes = 0;
   int gpus = 0;
   std::string output;
+  CLI::Option* nodes_option = nullptr;  // to tell "--nodes 0" from no --nodes
+  CLI::Option* gpus_option = nullptr;
 
   void add_to(CLI::App& command, bool with_output = true);
   // The preset or file, resized by --nodes or --gpus (InputError if both, or invalid).
