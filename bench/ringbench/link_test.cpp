@@ -18,21 +18,24 @@ namespace ringbench {
 
 using Clock = std::chrono::steady_clock;
 
-double ring_exchange_seconds(Communicator& comm, uint64_t bytes, int iterations) {
+double ring_exchange_seconds(Communicator& comm, uint64_t bytes, int iterations, int back_to_back) {
   const int n = comm.size(), r = comm.rank();
-  if (n == 1 || iterations < 1) return 0.0;
+  if (n == 1 || iterations < 1 || back_to_back < 1) return 0.0;
   std::vector<std::byte> out(bytes), in(bytes);
+  const auto steps = static_cast<uint32_t>(back_to_back);
   double total = 0;
   for (int i = 0; i < iterations; ++i) {
     comm.barrier();
     comm.begin_collective();
-    SendSpec send{(r + 1) % n, 0, out};
-    RecvSpec recv{(r - 1 + n) % n, 0, in};
     auto start = Clock::now();
-    comm.exchange({&send, 1}, {&recv, 1}, {"send/receive", "link test", 0, 1});
+    for (uint32_t step = 0; step < steps; ++step) {
+      SendSpec send{(r + 1) % n, step, out};
+      RecvSpec recv{(r - 1 + n) % n, step, in};
+      comm.exchange({&send, 1}, {&recv, 1}, {"send/receive", "link test", step, steps});
+    }
     total += std::chrono::duration<double>(Clock::now() - start).count();
   }
-  return total / iterations;
+  return total / iterations / back_to_back;
 }
 
 double plain_socket_pair_bandwidth(uint64_t total_bytes) {

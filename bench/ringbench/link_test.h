@@ -16,9 +16,11 @@ namespace ringbench {
 
 class Communicator;
 
-// Mean seconds of one ring send/receive of `bytes` over `iterations` calls (barrier before each,
-// outside the timed region, like the collectives). Collective: every rank must call it.
-double ring_exchange_seconds(Communicator& comm, uint64_t bytes, int iterations);
+// Mean seconds of one ring send/receive of `bytes`. Each of `iterations` timed calls is a barrier
+// (outside the timed region, like the collectives) then `back_to_back` consecutive exchanges, as
+// many as a ring collective makes, so the per-exchange figure carries the same start-up skew a
+// collective pays once per call, not once per step. Collective: every rank must call it.
+double ring_exchange_seconds(Communicator& comm, uint64_t bytes, int iterations, int back_to_back);
 
 // Bytes per second of a blocking loopback TCP pair moving `total_bytes` in 1 MiB writes.
 double plain_socket_pair_bandwidth(uint64_t total_bytes);

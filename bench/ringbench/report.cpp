@@ -34,8 +34,9 @@ void Report::header(const RunHeader& h) {
   fmt::print(out_, "# bytes        : sent = payload bytes per rank per call, counted from send() return values "
                    "(min-max over ranks); bound = the collective's lower bound; bytes = sent equals the algorithm's "
                    "formula on every rank\n");
-  fmt::print(out_, "# link bound   : ring send/receive of one chunk measured at each size in this run; "
-                   "link_us = bound bytes at that bandwidth; eff = link_us / avg_us\n");
+  fmt::print(out_, "# link bound   : every rank sends one chunk (size/N) right while receiving from the left, 2(N-1) "
+                   "times back to back, measured at each size in this run; link = bound bytes at that bandwidth; "
+                   "eff = link / avg\n");
   if (h.plain_pair_GBps > 0)
     fmt::print(out_, "# plain TCP    : one blocking loopback socket pair, 1 MiB writes (not our transport): {:.2f} GB/s\n",
                h.plain_pair_GBps);
