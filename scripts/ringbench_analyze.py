@@ -493,4 +493,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    import signal
+
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output quietly
     sys.exit(main())

@@ -15,6 +15,7 @@ RINGBENCH_PACKAGES=(
   libbenchmark-dev libgtest-dev libcli11-dev libfmt-dev nlohmann-json3-dev
   python3-h5py python3-numpy python3-matplotlib
   iperf3 iproute2 procps
+  slurm-wlm munge util-linux
 )
 
 as_root() {
