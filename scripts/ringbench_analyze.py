@@ -59,11 +59,21 @@ class Summary:
         path = os.path.join(directory, f"{self.name}.csv")
         with open(path, "w", newline="") as f:
             writer = csv.writer(f)
-            writer.writerow([f"{c[0]}_{c[1]}".rstrip("_").replace("/", "per").replace(" ", "") if c[1] else c[0]
-                             for c in self.columns])
+            writer.writerow([csv_column(name, unit) for name, unit in self.columns])
             for row in self.rows:
                 writer.writerow([csv_value(v) for v in row])
         return path
+
+
+# Units as column-name suffixes in CSV headers, the way the HDF5 columns carry them (busbw_GBps).
+CSV_UNIT_SUFFIX = {"GB/s": "GBps", "B/rank": "B_per_rank", "B": "B", "us": "us", "ms": "ms", "%": "pct", "UTC": "utc",
+                   "ranks": "", "inner first": ""}
+
+
+def csv_column(name, unit):
+    name = name.replace("/", "_over_")
+    suffix = CSV_UNIT_SUFFIX.get(unit, unit.replace(" ", "_"))
+    return f"{name}_{suffix}" if suffix else name
 
 
 def format_value(v):

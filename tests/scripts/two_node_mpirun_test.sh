@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# scripts.two_node_mpirun: scripts/two-node-mpirun.sh runs ringbench across the namespace hosts
+# h1 and h2 without Slurm; ringbench must see two hosts and choose eth0 by itself, and the
+# namespaces and the bridge must be gone afterwards.
+#   two_node_mpirun_test.sh RINGBENCH WORKDIR
+set -euo pipefail
+ringbench=$1 work=$2
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+source "$root/scripts/setup.sh"
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (network namespaces)"; exit 77; }
+unshare --net true 2>/dev/null || { echo "SKIP: cannot create network namespaces here"; exit 77; }
+rm -rf "$work" && mkdir -p "$work" && cd "$work"
+RINGBENCH_BIN=$ringbench "$root/scripts/two-node-mpirun.sh" -- -m 8:256K -i 5 -x 1 --max-time 0.2 -o two.h5 | tee out.txt
+"$(ringbench_python)" "$root/tests/scripts/check_results.py" two.h5 --runs 1 --world-size 4 --hosts h1,h2 --interface eth0
+grep -q '^# ranks        : 4 on 2 host(s) \[h1,h2\]' out.txt
+for h in h1 h2; do [ ! -e "/run/netns/$h" ] || { echo "FAIL: namespace $h left behind" >&2; exit 1; }; done
+! ip link show rbhosts0 >/dev/null 2>&1 || { echo "FAIL: bridge left behind" >&2; exit 1; }
+echo PASS
