@@ -92,6 +92,13 @@ class Communicator {
   // receive per peer. Zero-length payloads still send a frame (its header is overhead).
   void exchange(std::span<const SendSpec> sends, std::span<RecvSpec> receives, const StepContext& where);
 
+  // A ring's whole schedule in one call: sends[k] go out in order (to one peer), receives[k]
+  // arrive in order (from one peer), and sends[k+1]'s payload is released only as fast as
+  // receives[k] delivers its bytes (to on_arrival, or into place). sends[k+1].payload must be the
+  // bytes receives[k] produces, e.g. the chunk it reduces into. So each piece is forwarded as soon
+  // as it is reduced and the pipeline spans steps, not one step at a time.
+  void ring_stream(std::span<const SendSpec> sends, std::span<RecvSpec> receives, const StepContext& where);
+
   // Dissemination barrier over our connections: ceil(log2 N) rounds of header-only frames.
   void barrier();
   // Every rank contributes `mine` (the same size on every rank); root gets all, by rank, and the

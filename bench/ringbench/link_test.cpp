@@ -21,18 +21,22 @@ using Clock = std::chrono::steady_clock;
 double ring_exchange_seconds(Communicator& comm, uint64_t bytes, int iterations, int back_to_back) {
   const int n = comm.size(), r = comm.rank();
   if (n == 1 || iterations < 1 || back_to_back < 1) return 0.0;
-  std::vector<std::byte> out(bytes), in(bytes);
-  const auto steps = static_cast<uint32_t>(back_to_back);
+  // N chunk slots, used like a ring all-reduce's buffer: frame k sends slot r-k and receives into
+  // slot r-k-1, which frame k+1 then forwards.
+  std::vector<std::byte> slots(bytes * static_cast<size_t>(n));
+  auto slot = [&](int k) { return std::span<std::byte>(slots.data() + static_cast<size_t>(((k % n) + n) % n) * bytes, bytes); };
+  std::vector<SendSpec> sends;
+  std::vector<RecvSpec> receives;
+  for (int k = 0; k < back_to_back; ++k) {
+    sends.push_back({(r + 1) % n, static_cast<uint32_t>(k), slot(r - k)});
+    receives.push_back({(r - 1 + n) % n, static_cast<uint32_t>(k), slot(r - k - 1)});
+  }
   double total = 0;
   for (int i = 0; i < iterations; ++i) {
     comm.barrier();
     comm.begin_collective();
     auto start = Clock::now();
-    for (uint32_t step = 0; step < steps; ++step) {
-      SendSpec send{(r + 1) % n, step, out};
-      RecvSpec recv{(r - 1 + n) % n, step, in};
-      comm.exchange({&send, 1}, {&recv, 1}, {"send/receive", "link test", step, steps});
-    }
+    comm.ring_stream(sends, receives, {"send/receive", "link test", 0, static_cast<uint32_t>(back_to_back)});
     total += std::chrono::duration<double>(Clock::now() - start).count();
   }
   return total / iterations / back_to_back;

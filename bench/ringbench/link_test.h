@@ -16,10 +16,11 @@ namespace ringbench {
 
 class Communicator;
 
-// Mean seconds of one ring send/receive of `bytes`. Each of `iterations` timed calls is a barrier
-// (outside the timed region, like the collectives) then `back_to_back` consecutive exchanges, as
-// many as a ring collective makes, so the per-exchange figure carries the same start-up skew a
-// collective pays once per call, not once per step. Collective: every rank must call it.
+// Mean seconds of one ring send/receive of `bytes` (one chunk). Each of `iterations` timed calls is
+// a barrier (outside the timed region, like the collectives) then `back_to_back` chunks streamed
+// around the ring exactly as a ring all-reduce moves them (Communicator::ring_stream: each piece
+// forwarded as soon as it arrives), only without the reduction. So the per-chunk figure carries
+// the same start-up skew and pipelining a ring collective gets. Collective: every rank calls it.
 double ring_exchange_seconds(Communicator& comm, uint64_t bytes, int iterations, int back_to_back);
 
 // Bytes per second of a blocking loopback TCP pair moving `total_bytes` in 1 MiB writes.

@@ -35,7 +35,8 @@ void Report::header(const RunHeader& h) {
                    "(min-max over ranks); bound = the collective's lower bound; bytes = sent equals the algorithm's "
                    "formula on every rank\n");
   fmt::print(out_, "# link bound   : every rank sends one chunk (size/N) right while receiving from the left, 2(N-1) "
-                   "times back to back, measured at each size in this run; link = bound bytes at that bandwidth; "
+                   "times, streamed as the ring all-reduce streams them (no reduction), measured at each size in this run; "
+                   "link = bound bytes at that bandwidth; "
                    "eff = link / avg\n");
   if (h.plain_pair_GBps > 0)
     fmt::print(out_, "# plain TCP    : one blocking loopback socket pair, 1 MiB writes (not our transport): {:.2f} GB/s\n",

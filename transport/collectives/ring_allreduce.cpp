@@ -8,12 +8,15 @@
 // r-s to r+1 and receives chunk r-s-1 from r-1, reducing it into its own copy as it arrives
 // (RecvSpec::on_arrival), so the reduction of one piece overlaps the receive of the next. After
 // N-1 steps rank r holds the complete chunk r+1. All-gather step s: rank r sends chunk r+1-s and
-// receives chunk r-s straight into place. Each final chunk is computed once, by one rank, and
+// receives chunk r-s straight into place. The chunk a step sends is always the one the step
+// before produced, so the schedule runs as one stream (Communicator::ring_stream): each piece
+// goes on to the right as soon as it is reduced, and every link stays busy across steps. Each final chunk is computed once, by one rank, and
 // copied to the others, so every rank ends with bit-identical results.
 
 #include "ring_allreduce.h"
 
 #include <cstring>
+#include <vector>
 
 #include "../communicator.h"
 #include "chunk_layout.h"
@@ -48,24 +51,28 @@ class RingAllReduce final : public Algorithm {
     auto chunk_bytes = [&](int c) { return std::span<std::byte>(data + chunks.offset(c) * esize, chunks.size(c) * esize); };
     std::span<std::byte> incoming = comm.scratch(chunks.max_size() * esize);
 
+    // The whole schedule goes to the progress loop at once: frame k+1 is sent from the chunk that
+    // frame k reduces into (reduce-scatter) or lands in (all-gather), piece by piece as it is ready.
+    std::vector<SendSpec> sends;
+    std::vector<RecvSpec> receives;
+    sends.reserve(total_steps);
+    receives.reserve(total_steps);
     for (int s = 0; s < n - 1; ++s) {
-      auto outgoing = chunk_bytes(r - s);
-      auto target = chunk_bytes(r - s - 1);
-      SendSpec send{right, static_cast<uint32_t>(s), outgoing};
-      RecvSpec recv{left, static_cast<uint32_t>(s), incoming.first(target.size()),
-                    [&](size_t begin, size_t end) {
-                      reduce_into(call.dtype, call.op, target.data() + begin, incoming.data() + begin,
-                                  (end - begin) / esize);
-                    },
-                    esize};
-      comm.exchange({&send, 1}, {&recv, 1}, {"allreduce", "ring", static_cast<uint32_t>(s), total_steps});
+      std::span<std::byte> target = chunk_bytes(r - s - 1);
+      sends.push_back({right, static_cast<uint32_t>(s), chunk_bytes(r - s)});
+      receives.push_back({left, static_cast<uint32_t>(s), incoming.first(target.size()),
+                          [target, incoming, esize, &call](size_t begin, size_t end) {
+                            reduce_into(call.dtype, call.op, target.data() + begin, incoming.data() + begin,
+                                        (end - begin) / esize);
+                          },
+                          esize});
     }
     for (int s = 0; s < n - 1; ++s) {
       uint32_t step = static_cast<uint32_t>(n - 1 + s);
-      SendSpec send{right, step, chunk_bytes(r + 1 - s)};
-      RecvSpec recv{left, step, chunk_bytes(r - s)};
-      comm.exchange({&send, 1}, {&recv, 1}, {"allreduce", "ring", step, total_steps});
+      sends.push_back({right, step, chunk_bytes(r + 1 - s)});
+      receives.push_back({left, step, chunk_bytes(r - s)});
     }
+    comm.ring_stream(sends, receives, {"allreduce", "ring", 0, total_steps});
   }
 };
 
