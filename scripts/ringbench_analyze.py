@@ -120,14 +120,15 @@ def host_counts(runs):
 
 
 def measurement_groups(results, runs):
-    """Groups /results rows by (collective, algorithm, world size, hosts, bytes): the rows of
+    """Groups /results rows by (collective, algorithm, world size, hosts, dtype, bytes): the rows of
     several runs of the same configuration (array tasks, repeated days) are summarised together."""
     hosts = host_counts(runs)
     groups = OrderedDict()
-    order = np.lexsort((results["bytes"], results["world_size"], results["algorithm"], results["collective"]))
+    order = np.lexsort((results["bytes"], results["dtype"], results["world_size"], results["algorithm"],
+                        results["collective"]))
     for i in order:
         key = (results["collective"][i], results["algorithm"][i], int(results["world_size"][i]),
-               hosts.get(results["run_id"][i], 0), int(results["bytes"][i]))
+               hosts.get(results["run_id"][i], 0), results["dtype"][i], int(results["bytes"][i]))
         groups.setdefault(key, []).append(i)
     return groups
 
@@ -136,7 +137,7 @@ def measurement_tables(results, runs):
     """One Summary per (collective, algorithm) and the per-configuration data the plots use."""
     groups = measurement_groups(results, runs)
     points = []  # dicts, one per group, for plots and scaling
-    for (collective, algorithm, n, nhosts, size), idx in groups.items():
+    for (collective, algorithm, n, nhosts, dtype, size), idx in groups.items():
         idx = np.array(idx)
         t = nanmedian(results["t_avg_us"][idx])
         busbw = nanmedian(results["busbw_GBps"][idx])
@@ -148,20 +149,20 @@ def measurement_tables(results, runs):
         sent_min = int(results["sent_min_bytes"][idx].min())
         sent_max = int(results["sent_max_bytes"][idx].max())
         verified = results["verified"][idx]
-        points.append(dict(collective=collective, algorithm=algorithm, world_size=n, hosts=nhosts, bytes=size,
+        points.append(dict(collective=collective, algorithm=algorithm, world_size=n, hosts=nhosts, dtype=dtype, bytes=size,
                            runs=len(set(results["run_id"][idx])), t_avg_us=t, busbw_GBps=busbw,
                            bound_busbw_GBps=bound_busbw, efficiency=eff, sent_min=sent_min, sent_max=sent_max,
                            bound_bytes=bound, sent_over_bound=sent_max / bound if bound > 0 else float("nan"),
                            formula_ok=bool(np.all(results["formula_ok"][idx] == 1)),
                            verified="off" if np.all(verified < 0) else bool(np.all(verified == 1))))
     tables = []
-    columns = [("N", "ranks"), ("hosts", ""), ("size", "B"), ("runs", ""), ("t_avg", "us"), ("busbw", "GB/s"),
+    columns = [("N", "ranks"), ("hosts", ""), ("dtype", ""), ("size", "B"), ("runs", ""), ("t_avg", "us"), ("busbw", "GB/s"),
                ("bound_busbw", "GB/s"), ("efficiency", ""), ("sent_min", "B/rank"), ("sent_max", "B/rank"),
                ("bound", "B/rank"), ("sent/bound", ""), ("formula", ""), ("verified", "")]
     for collective, algorithm in OrderedDict.fromkeys((p["collective"], p["algorithm"]) for p in points):
         mine = [p for p in points if p["collective"] == collective and p["algorithm"] == algorithm]
-        mine.sort(key=lambda p: (p["world_size"], p["hosts"], p["bytes"]))
-        rows = [[p["world_size"], p["hosts"], p["bytes"], p["runs"], p["t_avg_us"], p["busbw_GBps"],
+        mine.sort(key=lambda p: (p["world_size"], p["hosts"], p["dtype"], p["bytes"]))
+        rows = [[p["world_size"], p["hosts"], p["dtype"], p["bytes"], p["runs"], p["t_avg_us"], p["busbw_GBps"],
                  p["bound_busbw_GBps"], p["efficiency"], p["sent_min"], p["sent_max"], p["bound_bytes"],
                  p["sent_over_bound"], "ok" if p["formula_ok"] else "WRONG", p["verified"]] for p in mine]
         tables.append(Summary(f"{collective}_{algorithm}",
@@ -266,14 +267,15 @@ def size_label(value, _pos=None):
 def series(points):
     """Points grouped into curves: (collective, algorithm, N, hosts) -> list sorted by size."""
     curves = OrderedDict()
-    for p in sorted(points, key=lambda p: (p["collective"], p["algorithm"], p["world_size"], p["hosts"], p["bytes"])):
-        curves.setdefault((p["collective"], p["algorithm"], p["world_size"], p["hosts"]), []).append(p)
+    for p in sorted(points, key=lambda p: (p["collective"], p["algorithm"], p["world_size"], p["hosts"], p["dtype"],
+                                           p["bytes"])):
+        curves.setdefault((p["collective"], p["algorithm"], p["world_size"], p["hosts"], p["dtype"]), []).append(p)
     return curves
 
 
 def curve_label(key, show_collective):
-    collective, algorithm, n, nhosts = key
-    text = f"{algorithm} N={n}" + (f" on {nhosts} hosts" if nhosts > 1 else "")
+    collective, algorithm, n, nhosts, dtype = key
+    text = f"{algorithm} N={n}" + (f" on {nhosts} hosts" if nhosts > 1 else "") + f" {dtype}"
     return f"{collective} {text}" if show_collective else text
 
 
