@@ -188,5 +188,17 @@ TEST_P(CollectivesTest, ExactResultsAndExactBytesOnEveryRank) {
 
 INSTANTIATE_TEST_SUITE_P(Pairwise, CollectivesTest, ::testing::ValuesIn(pairwise_cases()), case_name);
 
+// Every algorithm with messages far larger than 4 KiB socket buffers at N = 2, 4 and 5, so that
+// sends lag receives: an algorithm that reduces into data it has not finished sending (a whole-
+// vector swap) would send half-reduced values here. Pairwise cover alone missed that once.
+std::vector<Case> lagging_send_cases() {
+  std::vector<Case> cases;
+  for (const Algorithm* a : all_algorithms())
+    for (int n : {2, 4, 5})
+      cases.push_back({a, n, CountKind::Large, DataType::Float32, ReduceOp::Sum, true, Placement::OneHost});
+  return cases;
+}
+INSTANTIATE_TEST_SUITE_P(LaggingSends, CollectivesTest, ::testing::ValuesIn(lagging_send_cases()), case_name);
+
 }  // namespace
 }  // namespace ringbench

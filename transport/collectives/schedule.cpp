@@ -55,11 +55,27 @@ void run_schedule(Communicator& comm, const CollectiveCall& call, const Schedule
 
   // One scratch region for the whole call (the communicator has one): the snapshot first, then
   // room for the largest step's reducing receives, each of which needs its own landing area.
+  // A step that receives into elements it is also sending (recursive doubling swaps whole
+  // vectors) must not touch them until its sends are written: the send may lag the receive when
+  // the peer's buffers are full. Such a step lands everything in staging and combines afterwards.
+  auto overlaps_a_send = [&](const Step& step, const RecvOp& r) {
+    if (sends_from_snapshot) return false;
+    for (const SendOp& s : step.sends)
+      if (r.range.offset < s.range.offset + s.range.count && s.range.offset < r.range.offset + r.range.count)
+        return true;
+    return false;
+  };
+  auto deferred = [&](const Step& step) {
+    for (const RecvOp& r : step.recvs)
+      if (overlaps_a_send(step, r)) return true;
+    return false;
+  };
   size_t staging_bytes = 0;
   for (const Step& step : schedule.steps) {
+    const bool defer = deferred(step);
     size_t bytes = 0;
     for (const RecvOp& r : step.recvs)
-      if (r.arrival != Arrival::Copy) bytes += r.range.count * esize;
+      if (defer || r.arrival != Arrival::Copy) bytes += r.range.count * esize;
     staging_bytes = std::max(staging_bytes, bytes);
   }
   std::span<std::byte> scratch = comm.scratch(snapshot_bytes + staging_bytes);
@@ -78,11 +94,20 @@ void run_schedule(Communicator& comm, const CollectiveCall& call, const Schedule
     for (const SendOp& s : step.sends)
       sends.push_back({s.peer, tag, {send_base + s.range.offset * esize, s.range.count * esize}});
     std::byte* staging = scratch.data() + snapshot_bytes;
+    const bool defer = deferred(step);
+    std::vector<std::function<void()>> after_exchange;
     for (const RecvOp& r : step.recvs) {
       std::byte* target = data + r.range.offset * esize;
       const size_t bytes = r.range.count * esize;
-      if (r.arrival == Arrival::Copy) {
+      if (r.arrival == Arrival::Copy && !defer) {
         recvs.push_back({r.peer, tag, {target, bytes}});
+        continue;
+      }
+      if (r.arrival == Arrival::Copy) {
+        std::byte* incoming = staging;
+        staging += bytes;
+        recvs.push_back({r.peer, tag, {incoming, bytes}});
+        after_exchange.push_back([=] { std::memcpy(target, incoming, bytes); });
         continue;
       }
       std::byte* incoming = staging;
@@ -101,9 +126,15 @@ void run_schedule(Communicator& comm, const CollectiveCall& call, const Schedule
           std::memcpy(target + begin, incoming + begin, end - begin);
         };
       }
-      recvs.push_back({r.peer, tag, {incoming, bytes}, std::move(combine), esize});
+      if (defer) {
+        recvs.push_back({r.peer, tag, {incoming, bytes}});
+        after_exchange.push_back([combine = std::move(combine), bytes] { combine(0, bytes); });
+      } else {
+        recvs.push_back({r.peer, tag, {incoming, bytes}, std::move(combine), esize});
+      }
     }
     comm.exchange(sends, recvs, {to_string(collective), algorithm, tag, total});
+    for (auto& finish : after_exchange) finish();
   }
 }
 
