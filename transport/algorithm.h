@@ -48,6 +48,9 @@ class Algorithm {
   }
   // One line for the README table: the regime in which this algorithm is the one to pick.
   virtual std::string_view when_it_wins() const { return {}; }
+  // False for algorithms whose bytes do not cross our connections (the MPI library's own
+  // collectives, run as a baseline): their counters stay at zero and no formula applies.
+  virtual bool bytes_counted() const { return true; }
 };
 
 // Each rank's host as a small index (0 for rank 0's host, then numbered by first appearance),

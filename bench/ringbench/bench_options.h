@@ -31,6 +31,7 @@ struct BenchOptions {
   bool verify = true;
   InputKind inputs = InputKind::Exact;
   bool link_test = true;
+  bool out_of_place = false;     // copy input to output inside the timed call (nccl-tests' out-of-place)
   std::string output = "ringbench.h5";
   TransportOptions transport;
   std::string command_line;

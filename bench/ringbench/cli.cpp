@@ -7,6 +7,7 @@
 
 #include "byte_size.h"
 #include "ringbench_version.h"
+#include "mpi_collectives.h"
 #include "transport/algorithm.h"
 #include "transport/interfaces.h"
 
@@ -48,13 +49,16 @@ ParsedCommandLine parse_command_line(int argc, char** argv, bool print) {
   app.add_option("--collective", collectives, "Collective(s): allreduce, allgather, reducescatter, broadcast, "
                                               "reduce, alltoall, or all")
       ->capture_default_str()->delimiter(',');
-  app.add_option("--algo", options.algorithms, "Algorithm(s) of each collective, or all")
+  app.add_option("--algo", options.algorithms, "Algorithm(s) of each collective, `mpi` for the MPI library's own, "
+                                               "`auto` to pick per size from this run's link costs, or all (every one, "
+                                               "mpi and auto included)")
       ->capture_default_str()->delimiter(',');
   app.add_option("--data", data, "Inputs: exact (bit-exact check) or random (max error reported)")
       ->capture_default_str();
   app.add_flag("!--no-verify", options.verify, "Skip result verification (bytes are still checked)");
   app.add_option("--max-time", max_time, "Cap on timed seconds per size; 0 for none")->capture_default_str();
   app.add_flag("!--no-link-test", options.link_test, "Skip the ring send/receive link-bound measurement");
+  app.add_flag("--out-of-place", options.out_of_place, "Time a copy from input to output buffer as part of each call");
   app.add_option("-o,--output", options.output, "HDF5 results file to append this run to")->capture_default_str();
   app.add_option("--iface", options.transport.iface_prefix, "Network interface name prefix (default: automatic)");
   app.add_option("--timeout", timeout_s, "Seconds without progress before a peer is declared failed; 0 waits "
@@ -105,7 +109,7 @@ ParsedCommandLine parse_command_line(int argc, char** argv, bool print) {
     options.collectives.clear();
     for (const auto& name : collectives) {
       if (name == "all") {
-        for (const Algorithm* a : all_algorithms())
+        for (const Algorithm* a : harness_algorithms())
           if (std::find(options.collectives.begin(), options.collectives.end(), a->collective()) ==
               options.collectives.end())
             options.collectives.push_back(a->collective());
@@ -116,12 +120,12 @@ ParsedCommandLine parse_command_line(int argc, char** argv, bool print) {
       options.collectives.push_back(*c);
     }
     for (const auto& name : options.algorithms) {
-      if (name == "all") continue;
+      if (name == "all" || name == "auto") continue;
       bool known = false;
-      for (Collective c : options.collectives) known |= find_algorithm(c, name) != nullptr;
+      for (Collective c : options.collectives) known |= find_harness_algorithm(c, name) != nullptr;
       if (!known) {
         std::string names;
-        for (const Algorithm* a : all_algorithms())
+        for (const Algorithm* a : harness_algorithms())
           if (std::find(options.collectives.begin(), options.collectives.end(), a->collective()) !=
               options.collectives.end())
             names += (names.empty() ? "" : ", ") + std::string(a->name());

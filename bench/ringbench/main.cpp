@@ -4,13 +4,18 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include <fmt/format.h>
 
+#include "algorithm_choice.h"
+#include "byte_size.h"
 #include "cli.h"
+#include "crossover.h"
 #include "exit_codes.h"
 #include "link_test.h"
 #include "measurement.h"
+#include "mpi_collectives.h"
 #include "mpi_bootstrap.h"
 #include "report.h"
 #include "results/results_file.h"
@@ -79,30 +84,66 @@ int run(MpiBootstrap& mpi, const BenchOptions& options) {
   // Every rank derives the same seed from the job's first card, so inputs agree across ranks.
   const uint64_t seed = comm->peers()[0].secret_proposal;
   Measurement measurement(*comm, options, seed);
+  const std::vector<int> hosts_of_ranks = host_placement(*comm);
+  const size_t esize = element_size(options.dtype);
+  auto wanted = [&](std::string_view name) {
+    for (const auto& w : options.algorithms)
+      if (w == "all" || w == name) return true;
+    return false;
+  };
+  std::optional<LinkModel> link_model;
   int rows = 0, failed_rows = 0;
+  auto record_row = [&](const SizeResult& result) {
+    ++rows;
+    report.row(result);
+    if (!result.bytes_ok() || (options.verify && !result.verified())) {
+      ++failed_rows;
+      report.failure_details(result);
+    }
+    sink.commit([&](results::Transaction& t) {
+      auto row = to_row(record.run_id, result, options, n);
+      t.append(results_table(), {&row, 1});
+    });
+  };
+
   for (Collective collective : options.collectives) {
-    for (const Algorithm* algorithm : all_algorithms()) {
+    std::vector<SizeResult> collective_results;
+    std::vector<const Algorithm*> ours;  // auto's candidates: ringbench's own algorithms
+    for (const Algorithm* algorithm : harness_algorithms()) {
       if (algorithm->collective() != collective) continue;
-      bool wanted = false;
-      for (const auto& name : options.algorithms) wanted |= name == "all" || name == algorithm->name();
-      if (!wanted) continue;
+      if (algorithm->bytes_counted()) ours.push_back(algorithm);
+      if (!wanted(algorithm->name())) continue;
       if (root) report.collective_header(collective, std::string(algorithm->name()));
-      for (uint64_t bytes : sweep_sizes(options.min_bytes, options.max_bytes, element_size(options.dtype))) {
+      for (uint64_t bytes : sweep_sizes(options.min_bytes, options.max_bytes, esize)) {
         SizeResult result = measurement.measure(*algorithm, bytes);
         if (!root) continue;
-        ++rows;
-        report.row(result);
-        bool ok = result.bytes_ok() && (!options.verify || result.verified());
-        if (!ok) {
-          ++failed_rows;
-          report.failure_details(result);
-        }
-        sink.commit([&](results::Transaction& t) {
-          auto row = to_row(record.run_id, result, options, n);
-          t.append(results_table(), {&row, 1});
-        });
+        record_row(result);
+        collective_results.push_back(std::move(result));
       }
     }
+    if (wanted("auto") && !ours.empty()) {
+      if (!link_model) {
+        link_model = fit_link_model(*comm);
+        if (root)
+          fmt::print("#\n# auto model   : alpha {:.1f} us per step, beta {:.3f} GB/s per link, fitted on this run's "
+                     "link test (64 B and 1 MiB chunks)\n",
+                     link_model->alpha_s * 1e6, link_model->beta_s > 0 ? 1e-9 / link_model->beta_s : 0.0);
+      }
+      if (root) report.collective_header(collective, "auto");
+      std::string picks;
+      for (uint64_t bytes : sweep_sizes(options.min_bytes, options.max_bytes, esize)) {
+        const Algorithm* pick = choose_algorithm(ours, *link_model, hosts_of_ranks, bytes / esize, esize);
+        SizeResult result = measurement.measure(*pick, bytes);
+        result.algorithm = "auto";
+        result.chosen = std::string(pick->name());
+        if (!root) continue;
+        record_row(result);
+        picks += fmt::format("{}{} {}", picks.empty() ? "" : ", ", format_byte_size(bytes), result.chosen);
+        collective_results.push_back(std::move(result));
+      }
+      if (root) fmt::print("# auto picked : {}\n", picks);
+    }
+    if (root) print_crossovers(stdout, collective, n, collective_results);
   }
 
   // The kernel's own byte counts, at a quiet point after the last collective.

@@ -35,7 +35,9 @@ struct RankSample {
 // What rank 0 reports for one size.
 struct SizeResult {
   Collective collective;
-  std::string algorithm;
+  std::string algorithm;          // as requested: "ring", "mpi", "auto"
+  std::string chosen;             // what ran: the algorithm itself, or auto's pick
+  bool bytes_counted = true;      // false for `mpi` rows: their bytes do not cross our connections
   uint64_t bytes = 0;
   size_t count = 0;
   int iterations = 0, warmup = 0;
@@ -50,7 +52,7 @@ struct SizeResult {
   double bound_bytes(int world) const;
   double link_bound_us(int world) const;  // bound bytes at the measured ring link bandwidth
   uint64_t wrong() const;                 // wrong elements over all ranks, plus ranks disagreeing
-  bool bytes_ok() const;
+  bool bytes_ok() const;          // true where bytes are not counted (see bytes_counted)
   bool verified() const { return wrong() == 0; }
   const RankSample* first_wrong_rank(int* rank) const;
 };

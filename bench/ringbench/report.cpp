@@ -70,14 +70,15 @@ void Report::row(const SizeResult& r) {
   const double algbw = algbw_GBps(r.bytes, avg);
   const double factor = busbw_factor(r.collective, n_);
   const double link = r.link_bound_us(n_);
-  std::string sent = r.sent_min() == r.sent_max() ? std::to_string(r.sent_min())
-                                                  : fmt::format("{}-{}", r.sent_min(), r.sent_max());
+  std::string sent = !r.bytes_counted                ? std::string("n/a(mpi)")
+                     : r.sent_min() == r.sent_max() ? std::to_string(r.sent_min())
+                                                    : fmt::format("{}-{}", r.sent_min(), r.sent_max());
   std::string line = fmt::format(" {:>11} {:>11} {:>8} {:>5} {:>11.2f}", r.bytes, r.count, to_string(options_.dtype),
                                  to_string(options_.op), avg);
   if (options_.full_listing) line += fmt::format(" {:>11.2f} {:>11.2f} {:>6}", r.t_min_us(), r.t_max_us(), r.iterations);
   line += fmt::format(" {:>9.3f} {:>9} {:>21} {:>13.0f} {:>6} {:>11} {:>6} {:>6}", algbw,
                       n_ > 1 ? fmt::format("{:.3f}", algbw * factor) : std::string("N/A"), sent, r.bound_bytes(n_),
-                      r.bytes_ok() ? "ok" : "WRONG", link > 0 ? fmt::format("{:.2f}", link) : std::string("N/A"),
+                      !r.bytes_counted ? "n/a" : r.bytes_ok() ? "ok" : "WRONG", link > 0 ? fmt::format("{:.2f}", link) : std::string("N/A"),
                       link > 0 ? fmt::format("{:.0f}%", 100.0 * link / avg) : std::string("N/A"),
                       !options_.verify ? "off" : r.verified() ? "ok" : fmt::format("{}bad", r.wrong()));
   if (options_.full_listing) {

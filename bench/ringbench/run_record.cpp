@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "mpi_collectives.h"
 #include "ringbench_version.h"
 
 extern char** environ;
@@ -50,7 +51,10 @@ const results::Table& results_table() {
       {
           {"run_id", ColumnType::String, "", "the run (see /runs)"},
           {"collective", ColumnType::String, "", "allreduce, allgather, ..."},
-          {"algorithm", ColumnType::String, "", "ring, tree, ..., mpi (the MPI library's own)"},
+          {"algorithm", ColumnType::String, "", "ring, tree, ..., mpi (the MPI library's own), auto"},
+          {"chosen_algorithm", ColumnType::String, "", "what ran: the algorithm itself, or auto's pick at this size"},
+          {"transport", ColumnType::String, "", "ringbench TCP, or the MPI library's transport for mpi rows"},
+          {"in_place", ColumnType::Int64, "bool", "1 in place; 0 out of place (input copied to output in the call)"},
           {"world_size", ColumnType::Int64, "ranks", "number of ranks"},
           {"dtype", ColumnType::String, "", "float32, float64, int32, int64"},
           {"op", ColumnType::String, "", "sum, prod, min, max"},
@@ -66,7 +70,8 @@ const results::Table& results_table() {
           {"sent_min_bytes", ColumnType::UInt64, "B", "fewest payload bytes a rank sent per call (counted)"},
           {"sent_max_bytes", ColumnType::UInt64, "B", "most payload bytes a rank sent per call (counted)"},
           {"overhead_bytes", ColumnType::UInt64, "B", "most protocol bytes (frame headers) a rank sent per call"},
-          {"formula_ok", ColumnType::Int64, "bool", "1 if every rank's counted payload equals the algorithm's formula"},
+          {"formula_ok", ColumnType::Int64, "bool",
+           "1 if every rank's counted payload equals the algorithm's formula; -1 where not counted (mpi rows)"},
           {"bound_bytes", ColumnType::Float64, "B", "the collective's lower bound per rank"},
           {"link_bound_us", ColumnType::Float64, "us", "bound bytes at the ring link bandwidth measured in this run"},
           {"efficiency", ColumnType::Float64, "fraction", "link_bound_us / t_avg_us"},
@@ -94,6 +99,9 @@ results::Row to_row(const std::string& run_id, const SizeResult& s, const BenchO
   return {run_id,
           std::string(to_string(s.collective)),
           s.algorithm,
+          s.chosen,
+          s.bytes_counted ? std::string("ringbench tcp") : "mpi: " + mpi_transport(),
+          int64_t{options.out_of_place ? 0 : 1},
           int64_t{n},
           std::string(to_string(options.dtype)),
           std::string(to_string(options.op)),
@@ -109,7 +117,7 @@ results::Row to_row(const std::string& run_id, const SizeResult& s, const BenchO
           s.sent_min(),
           s.sent_max(),
           s.overhead_max(),
-          int64_t{s.bytes_ok() ? 1 : 0},
+          int64_t{!s.bytes_counted ? -1 : s.bytes_ok() ? 1 : 0},
           s.bound_bytes(n),
           link,
           link > 0 && avg > 0 ? link / avg : std::nan(""),

@@ -1,0 +1,70 @@
+#include "crossover.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "byte_size.h"
+
+namespace ringbench {
+
+void print_crossovers(std::FILE* out, Collective collective, int world, const std::vector<SizeResult>& results) {
+  // Columns: every measured algorithm in the order it ran; `auto` is summarised separately.
+  std::vector<std::string> names;
+  std::map<uint64_t, std::map<std::string, const SizeResult*>> by_size;
+  for (const auto& r : results) {
+    if (r.collective != collective) continue;
+    by_size[r.bytes][r.algorithm] = &r;
+    if (r.algorithm != "auto" && std::find(names.begin(), names.end(), r.algorithm) == names.end())
+      names.push_back(r.algorithm);
+  }
+  if (by_size.empty() || names.size() < 2) return;
+  const bool has_auto = std::any_of(results.begin(), results.end(),
+                                    [&](const SizeResult& r) { return r.collective == collective && r.algorithm == "auto"; });
+
+  fmt::print(out, "#\n# crossovers: {} at N={}: time / fastest measured time at each size (1.00 = winner)\n",
+             to_string(collective), world);
+  std::string header = fmt::format("# {:>9}", "size");
+  for (const auto& name : names) header += fmt::format(" {:>18}", name);
+  header += fmt::format(" {:>18}", "winner");
+  if (has_auto) header += fmt::format(" {:>18} {:>8}", "auto picked", "regret");
+  fmt::print(out, "{}\n", header);
+
+  std::vector<std::pair<uint64_t, std::string>> winners;
+  for (const auto& [bytes, rows] : by_size) {
+    const SizeResult* best = nullptr;
+    for (const auto& name : names) {
+      auto it = rows.find(name);
+      if (it != rows.end() && (!best || it->second->t_avg_us() < best->t_avg_us())) best = it->second;
+    }
+    if (!best) continue;
+    std::string line = fmt::format("# {:>9}", format_byte_size(bytes));
+    for (const auto& name : names) {
+      auto it = rows.find(name);
+      line += it == rows.end() ? fmt::format(" {:>18}", "-")
+                               : fmt::format(" {:>18.2f}", it->second->t_avg_us() / best->t_avg_us());
+    }
+    line += fmt::format(" {:>18}", best->algorithm);
+    if (has_auto) {
+      auto it = rows.find("auto");
+      if (it == rows.end()) {
+        line += fmt::format(" {:>18} {:>8}", "-", "-");
+      } else {
+        // The pick's own measured row when it ran too (same algorithm, same size), else auto's.
+        const std::string& pick = it->second->chosen;
+        auto own = rows.find(pick);
+        double t = (own != rows.end() ? own->second : it->second)->t_avg_us();
+        line += fmt::format(" {:>18} {:>7.0f}%", pick, 100.0 * (t / best->t_avg_us() - 1.0));
+      }
+    }
+    fmt::print(out, "{}\n", line);
+    if (winners.empty() || winners.back().second != best->algorithm) winners.emplace_back(bytes, best->algorithm);
+  }
+  std::string changes;
+  for (size_t i = 0; i < winners.size(); ++i) {
+    changes += (i ? "; " : "") + winners[i].second + " from " + format_byte_size(winners[i].first);
+  }
+  fmt::print(out, "# winner by size: {}\n", changes);
+}
+
+}  // namespace ringbench

@@ -1,0 +1,16 @@
+#pragma once
+// The end-of-run summary per collective: which algorithm won at each size, each one's time as a
+// ratio to the winner, the sizes where the winner changes, and for `auto` its pick and regret
+// (how much slower the pick was than the measured winner). Printed as '#' lines, so the table
+// stays clean under `grep -v '^#'`.
+
+#include <cstdio>
+#include <vector>
+
+#include "measurement.h"
+
+namespace ringbench {
+
+void print_crossovers(std::FILE* out, Collective collective, int world, const std::vector<SizeResult>& results);
+
+}  // namespace ringbench

@@ -1,0 +1,146 @@
+#include "mpi_collectives.h"
+
+#include <mpi.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+#include "transport/collectives/chunk_layout.h"
+#include "transport/communicator.h"
+
+namespace ringbench {
+namespace {
+
+MPI_Datatype mpi_type(DataType type) {
+  switch (type) {
+    case DataType::Float32: return MPI_FLOAT;
+    case DataType::Float64: return MPI_DOUBLE;
+    case DataType::Int32: return MPI_INT32_T;
+    case DataType::Int64: return MPI_INT64_T;
+  }
+  return MPI_BYTE;
+}
+
+MPI_Op mpi_op(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum: return MPI_SUM;
+    case ReduceOp::Prod: return MPI_PROD;
+    case ReduceOp::Min: return MPI_MIN;
+    case ReduceOp::Max: return MPI_MAX;
+  }
+  return MPI_SUM;
+}
+
+void check(int rc, const char* call) {
+  if (rc != MPI_SUCCESS) throw std::runtime_error(std::string(call) + " failed");
+}
+
+// Element counts and displacements of ChunkLayout's chunks: the MPI "v" collectives take uneven
+// chunks, so `mpi` rows use the same buffer convention as ours for every count.
+struct Layout {
+  std::vector<int> counts, displs;
+  Layout(size_t count, int n) {
+    ChunkLayout chunks(count, n);
+    for (int r = 0; r < n; ++r) {
+      counts.push_back(static_cast<int>(chunks.size(r)));
+      displs.push_back(static_cast<int>(chunks.offset(r)));
+    }
+  }
+};
+
+class MpiCollective final : public Algorithm {
+ public:
+  explicit MpiCollective(Collective collective) : collective_(collective) {}
+  Collective collective() const override { return collective_; }
+  std::string_view name() const override { return "mpi"; }
+  uint32_t steps(int) const override { return 0; }
+  uint64_t payload_bytes_sent(int, int, size_t, size_t, int) const override { return 0; }
+  bool bytes_counted() const override { return false; }
+  std::string_view when_it_wins() const override { return "the MPI library's own choice (baseline, not ours)"; }
+
+  void run(Communicator& comm, const CollectiveCall& call) const override {
+    const int n = comm.size(), r = comm.rank();
+    void* buffer = call.buffer.data();
+    const MPI_Datatype type = mpi_type(call.dtype);
+    const int count = static_cast<int>(call.count);
+    const size_t esize = element_size(call.dtype);
+    switch (collective_) {
+      case Collective::AllReduce:
+        check(MPI_Allreduce(MPI_IN_PLACE, buffer, count, type, mpi_op(call.op), MPI_COMM_WORLD), "MPI_Allreduce");
+        break;
+      case Collective::AllGather: {
+        Layout layout(call.count, n);
+        check(MPI_Allgatherv(MPI_IN_PLACE, 0, type, buffer, layout.counts.data(), layout.displs.data(), type,
+                             MPI_COMM_WORLD),
+              "MPI_Allgatherv");
+        break;
+      }
+      case Collective::ReduceScatter: {
+        // MPI_Reduce_scatter (the uneven-chunk form of MPI_Reduce_scatter_block) puts this rank's
+        // result at the start of the receive buffer; ours lives at chunk r, so receive into
+        // scratch and copy it there.
+        Layout layout(call.count, n);
+        auto scratch = comm.scratch(static_cast<size_t>(layout.counts[r]) * esize);
+        check(MPI_Reduce_scatter(buffer, scratch.data(), layout.counts.data(), type, mpi_op(call.op), MPI_COMM_WORLD),
+              "MPI_Reduce_scatter");
+        std::memcpy(call.buffer.data() + static_cast<size_t>(layout.displs[r]) * esize, scratch.data(), scratch.size());
+        break;
+      }
+      case Collective::Broadcast:
+        check(MPI_Bcast(buffer, count, type, call.root, MPI_COMM_WORLD), "MPI_Bcast");
+        break;
+      case Collective::Reduce:
+        check(MPI_Reduce(r == call.root ? MPI_IN_PLACE : buffer, r == call.root ? buffer : nullptr, count, type,
+                         mpi_op(call.op), call.root, MPI_COMM_WORLD),
+              "MPI_Reduce");
+        break;
+      case Collective::AllToAll: {
+        const int block = static_cast<int>(call.count / static_cast<size_t>(n));
+        check(MPI_Alltoall(MPI_IN_PLACE, block, type, buffer, block, type, MPI_COMM_WORLD), "MPI_Alltoall");
+        break;
+      }
+    }
+  }
+
+ private:
+  Collective collective_;
+};
+
+}  // namespace
+
+const std::vector<const Algorithm*>& mpi_algorithms() {
+  static const MpiCollective allreduce(Collective::AllReduce), allgather(Collective::AllGather),
+      reducescatter(Collective::ReduceScatter), broadcast(Collective::Broadcast), reduce(Collective::Reduce),
+      alltoall(Collective::AllToAll);
+  static const std::vector<const Algorithm*> all = {&allreduce, &allgather, &reducescatter,
+                                                    &broadcast, &reduce,    &alltoall};
+  return all;
+}
+
+std::string mpi_transport() {
+  auto param = [](const char* name) -> std::string {
+    const char* value = std::getenv(name);
+    return value ? value : "";
+  };
+  std::string pml = param("OMPI_MCA_pml"), btl = param("OMPI_MCA_btl");
+  if (pml.empty() && btl.empty()) return "Open MPI default (shared memory within a host, TCP across hosts)";
+  std::string text;
+  if (!pml.empty()) text += "pml=" + pml;
+  if (!btl.empty()) text += (text.empty() ? "" : " ") + std::string("btl=") + btl;
+  return text;
+}
+
+std::vector<const Algorithm*> harness_algorithms() {
+  std::vector<const Algorithm*> all = all_algorithms();
+  all.insert(all.end(), mpi_algorithms().begin(), mpi_algorithms().end());
+  return all;
+}
+
+const Algorithm* find_harness_algorithm(Collective collective, std::string_view name) {
+  for (const Algorithm* a : harness_algorithms())
+    if (a->collective() == collective && a->name() == name) return a;
+  return nullptr;
+}
+
+}  // namespace ringbench
