@@ -8,6 +8,7 @@
 
 #include "results/results_file.h"
 #include "run_command.h"
+#include "transport/algorithm.h"
 #include "transport/collectives/ring_allreduce.h"
 
 namespace ringbench {
@@ -97,6 +98,46 @@ TEST_F(RingbenchRun, RunsAppendAndNeverTouchEarlierRuns) {
   std::set<std::string> ids;
   for (const auto& row : results::read_table(file, "/runs").rows) ids.insert(std::get<std::string>(row.at(0)));
   EXPECT_EQ(ids.size(), 2u);
+}
+
+// Every collective with every algorithm, the MPI library's own included, over Open MPI's TCP.
+TEST_F(RingbenchRun, EveryAlgorithmOfEveryCollectiveWithMpiRowsAndCrossovers) {
+  const fs::path file = dir_ / "all.h5";
+  auto run = run_command("mpirun -np 5 --oversubscribe --bind-to none --mca pml ob1 --mca btl tcp,self " +
+                             std::string(RINGBENCH_EXE) + " --collective all --algo all -m 8:64K -i 2 -x 1 " +
+                             "--max-time 0.05 -o " + file.string(),
+                         (dir_ / "all").string(), 240);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  for (const char* collective : {"allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall"}) {
+    EXPECT_NE(run.out.find(std::string("# mpi ") + collective + ", N=5"), std::string::npos) << collective;
+    EXPECT_NE(run.out.find(std::string("# crossovers: ") + collective + " at N=5"), std::string::npos) << collective;
+  }
+  EXPECT_NE(run.out.find("# auto picked : 8 "), std::string::npos);
+
+  auto results = results::read_table(file, "/results");
+  std::set<std::pair<std::string, std::string>> seen;
+  for (size_t i = 0; i < results.rows.size(); ++i) {
+    const auto algorithm = get<std::string>(results, i, "algorithm");
+    seen.insert({get<std::string>(results, i, "collective"), algorithm});
+    EXPECT_EQ(get<int64_t>(results, i, "verified"), 1) << algorithm;
+    if (algorithm == "mpi") {
+      EXPECT_EQ(get<int64_t>(results, i, "formula_ok"), -1) << "mpi bytes are not ours to count";
+      EXPECT_NE(get<std::string>(results, i, "transport").find("btl=tcp,self"), std::string::npos);
+    } else {
+      EXPECT_EQ(get<int64_t>(results, i, "formula_ok"), 1) << algorithm;
+      EXPECT_EQ(get<std::string>(results, i, "transport"), "ringbench tcp");
+    }
+    if (algorithm == "auto") {
+      EXPECT_NE(get<std::string>(results, i, "chosen_algorithm"), "auto");
+    }
+  }
+  for (const Algorithm* a : all_algorithms())
+    EXPECT_TRUE(seen.count({std::string(to_string(a->collective())), std::string(a->name())}))
+        << to_string(a->collective()) << " " << a->name();
+  for (const char* collective : {"allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall"}) {
+    EXPECT_TRUE(seen.count({collective, "mpi"})) << collective;
+    EXPECT_TRUE(seen.count({collective, "auto"})) << collective;
+  }
 }
 
 // Each bad value gets one line on stderr naming the flag and the value, and exit code 2.
