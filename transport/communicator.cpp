@@ -14,7 +14,7 @@ namespace ringbench {
 Communicator::Communicator(int rank, int size, TransportOptions options)
     : rank_(rank), size_(size), options_(std::move(options)) {}
 
-Communicator::~Communicator() = default;
+Communicator::~Communicator() { say_goodbye(); }
 
 void Communicator::log(std::string_view line) const {
   if (options_.log) {

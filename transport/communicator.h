@@ -3,12 +3,16 @@
 // set up through a Bootstrap, and the one progress loop that moves every byte over them.
 //
 // Threading: a Communicator belongs to the thread that created it; none of its calls may run
-// concurrently. Every call that moves bytes blocks until done, or throws TransportError once no
-// byte has moved for options.timeout (never, if zero) or a peer closes.
+// concurrently. Every call that moves bytes blocks until done, or throws TransportError when a
+// peer fails: it closed or reset its connection, sent nothing (not even a heartbeat) for
+// options.timeout (never, if zero), or another rank reported a failure (liveness.h). The error
+// names the failed rank (peer_rank()). After a failure every peer still reachable is told
+// (abort.cpp) and every later call throws the same error at once.
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -17,6 +21,7 @@
 #include "bootstrap.h"
 #include "byte_counters.h"
 #include "connection.h"
+#include "error.h"
 #include "fd.h"
 #include "host_identity.h"
 #include "interfaces.h"
@@ -120,6 +125,10 @@ class Communicator {
  private:
   Communicator(int rank, int size, TransportOptions options);
   Connection& peer(int rank);
+  // Remembers the failure and sends an Abort notice to every peer it can reach (abort.cpp).
+  void abort_job(const TransportError& failure);
+  // After a clean run: a Bye on every connection, so peers do not take our exit for a death.
+  void say_goodbye();
 
   int rank_;
   int size_;
@@ -131,6 +140,7 @@ class Communicator {
   std::vector<std::unique_ptr<Connection>> connections_;  // by peer rank; null for self
   uint64_t sequence_ = 0;
   std::vector<std::byte> scratch_;
+  std::optional<TransportError> failure_;
 
   friend class MeshBuilder;
 };

@@ -27,6 +27,7 @@ size_t Connection::write_some(const iovec* iov, int iov_count) {
   msg.msg_iovlen = static_cast<size_t>(iov_count);
   for (;;) {
     ssize_t n = ::sendmsg(fd_.get(), &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) last_sent_ = Clock::now();
     if (n >= 0) return static_cast<size_t>(n);
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
@@ -40,9 +41,12 @@ size_t Connection::read_some(const iovec* iov, int iov_count) {
   msg.msg_iovlen = static_cast<size_t>(iov_count);
   for (;;) {
     ssize_t n = ::recvmsg(fd_.get(), &msg, MSG_DONTWAIT);
-    if (n > 0) return static_cast<size_t>(n);
+    if (n > 0) {
+      last_received_ = Clock::now();
+      return static_cast<size_t>(n);
+    }
     if (n == 0) {
-      state_ = State::Closed;
+      mark_closed("closed its connection");
       throw TransportError(TransportErrorKind::PeerClosed, peer_rank_,
                            fmt::format("rank {}: connection to {} closed by the peer", my_rank_, describe_peer()));
     }
@@ -52,8 +56,55 @@ size_t Connection::read_some(const iovec* iov, int iov_count) {
   }
 }
 
+size_t Connection::peek(std::byte* out, size_t size) {
+  for (;;) {
+    ssize_t n = ::recv(fd_.get(), out, size, MSG_PEEK | MSG_DONTWAIT);
+    if (n > 0) return static_cast<size_t>(n);
+    if (n == 0) {
+      mark_closed("closed its connection");
+      throw TransportError(TransportErrorKind::PeerClosed, peer_rank_,
+                           fmt::format("rank {}: connection to {} closed by the peer", my_rank_, describe_peer()));
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+    fail("recv", errno);
+  }
+}
+
+void Connection::queue_control(std::span<const std::byte> frame) {
+  if (control_done_ == control_out_.size()) {
+    control_out_.clear();
+    control_done_ = 0;
+  }
+  control_out_.insert(control_out_.end(), frame.begin(), frame.end());
+}
+
+bool Connection::flush_control() {
+  while (control_done_ < control_out_.size()) {
+    iovec iov{control_out_.data() + control_done_, control_out_.size() - control_done_};
+    size_t n = write_some(&iov, 1);
+    if (n == 0) return false;
+    record_sent(n, 0);  // control frames are protocol overhead, all of them
+    control_done_ += n;
+  }
+  return true;
+}
+
+void Connection::mark_closed(std::string cause) {
+  if (state_ != State::Closed) {
+    state_ = State::Closed;
+    closed_at_ = Clock::now();
+    close_cause_ = std::move(cause);
+  }
+}
+
+void Connection::reclassify_received_as_overhead(uint64_t bytes) {
+  counters_.payload_received -= bytes;
+  counters_.overhead_received += bytes;
+}
+
 void Connection::fail(const char* call, int err) {
-  state_ = State::Closed;
+  mark_closed(err == EPIPE || err == ECONNRESET ? "reset its connection" : system_error_text(call, err));
   if (err == EPIPE || err == ECONNRESET)
     throw TransportError(TransportErrorKind::PeerClosed, peer_rank_,
                          fmt::format("rank {}: connection to {} reset by the peer ({})", my_rank_,
@@ -101,7 +152,7 @@ KernelByteCounts Connection::kernel_counts() const {
 
 void Connection::close() {
   fd_.reset();
-  state_ = State::Closed;
+  mark_closed("closed by this rank");
 }
 
 }  // namespace ringbench

@@ -9,9 +9,12 @@
 
 #include <sys/uio.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "byte_counters.h"
 #include "fd.h"
@@ -49,11 +52,39 @@ class Connection {
   void record_received(uint64_t overhead, uint64_t payload);
   const ByteCounters& counters() const { return counters_; }
 
+  // Bytes read into a payload that turned out to be a frame header (a control frame sat in front
+  // of the expected one): moves them from the payload count to the overhead count.
+  void reclassify_received_as_overhead(uint64_t bytes);
+
   KernelByteCounts kernel_counts() const;
   void close();
 
+  // Liveness (see progress.cpp). When a byte last arrived from / left for the peer.
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point last_received() const { return last_received_; }
+  Clock::time_point last_sent() const { return last_sent_; }
+  // Copies up to `size` waiting bytes without consuming them; 0 when none. Throws like read_some
+  // when the peer has closed and nothing is left to read.
+  size_t peek(std::byte* out, size_t size);
+  // True while a data frame has been started but not finished on the send side: no control frame
+  // may be written until it is.
+  bool sending_frame() const { return sending_frame_; }
+  void set_sending_frame(bool on) { sending_frame_ = on; }
+  // Control frames (heartbeat, abort, bye) waiting to be written, and writing them: returns true
+  // once none is left. A partly written control frame is finished before any data frame starts.
+  void queue_control(std::span<const std::byte> frame);
+  bool flush_control();
+  bool control_pending() const { return control_done_ < control_out_.size(); }
+  // The peer said Bye: it finished the job cleanly; its closing is not a failure.
+  bool departed() const { return departed_; }
+  void set_departed() { departed_ = true; }
+  // When the connection was found closed or reset, and how (for the grace period in progress.cpp).
+  Clock::time_point closed_at() const { return closed_at_; }
+  const std::string& close_cause() const { return close_cause_; }
+
  private:
   [[noreturn]] void fail(const char* call, int err);
+  void mark_closed(std::string cause);
 
   Fd fd_;
   int my_rank_;
@@ -61,6 +92,14 @@ class Connection {
   std::string peer_address_;
   State state_ = State::Connected;
   ByteCounters counters_;
+  Clock::time_point last_received_ = Clock::now();
+  Clock::time_point last_sent_ = Clock::now();
+  bool sending_frame_ = false;
+  bool departed_ = false;
+  std::vector<std::byte> control_out_;
+  size_t control_done_ = 0;
+  Clock::time_point closed_at_{};
+  std::string close_cause_;
 };
 
 }  // namespace ringbench

@@ -26,9 +26,22 @@ class TransportError : public std::runtime_error {
   // The peer the failure was observed on, or -1 when no single peer is involved.
   int peer_rank() const { return peer_rank_; }
 
+  // For a failure the liveness machinery attributed (progress.cpp): the rank blamed (peer_rank),
+  // the rank that detected it, and the cause without this rank's context, as an Abort notice
+  // carries it to the other ranks.
+  TransportError& diagnosis(int detected_by, std::string cause) {
+    detected_by_ = detected_by;
+    cause_ = std::move(cause);
+    return *this;
+  }
+  int detected_by() const { return detected_by_; }
+  const std::string& cause() const { return cause_; }
+
  private:
   TransportErrorKind kind_;
   int peer_rank_;
+  int detected_by_ = -1;
+  std::string cause_;
 };
 
 // "connect: Connection refused (errno 111)" for a failed system call.

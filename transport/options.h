@@ -30,6 +30,13 @@ struct TransportOptions {
   // one process then look like ranks on different hosts to host-aware algorithms (hierarchical).
   // Every rank still listens on and connects over its real interfaces.
   std::optional<HostIdentity> host_override;
+  // While a call makes no progress, a watchdog line names what it waits on every this often
+  // ("rank 1 waiting 10 s on rank 2 in ring allreduce step 3/6"); zero for none.
+  std::chrono::milliseconds watchdog_interval = std::chrono::seconds(5);
+  // Fault injection (bench/ringbench/fault_injection.*, tests): called on entering the progress loop
+  // for collective call `sequence` and again the first time that call has to wait for a peer, so
+  // a fault can strike mid-collective. Empty: no faults.
+  std::function<void(uint64_t sequence, bool waiting)> fault_hook;
   // Where the transport's log lines go (interface choice, rejected strangers). Default: stderr.
   std::function<void(std::string_view)> log;
 };

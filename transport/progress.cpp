@@ -13,17 +13,27 @@
 //   - `feed`: a send's payload becomes available only as fast as an earlier receive has handed its
 //     bytes to on_arrival. This is what lets a ring forward each reduced piece at once instead of
 //     waiting for the whole step: the pipeline runs across steps, not only inside them.
+//
+// Failures are detected here too (the rules are in liveness.h): while the loop waits it sends
+// heartbeats, watches every connection it is not reading (a closed peer, a heartbeat, a Bye or an
+// Abort arrives there), and decides which rank failed. Control frames met where a data frame was
+// expected are consumed in place (see reframe()). Every failure leaves through Loop::fail(), which
+// names the failed rank, the detector, this rank's collective, step, bytes and elapsed time; the
+// Communicator then tells every peer it can reach (abort.cpp).
 
 #include <poll.h>
 #include <sys/uio.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "communicator.h"
 #include "error.h"
+#include "liveness.h"
 #include "wire.h"
 
 namespace ringbench {
@@ -31,6 +41,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr int kNone = -1;
+constexpr size_t kHeader = wire::kFrameHeaderBytes;
 
 struct RecvState;
 
@@ -38,6 +49,7 @@ struct SendState {
   Connection* connection;
   std::array<std::byte, wire::kFrameHeaderBytes> header;
   std::span<const std::byte> payload;
+  uint32_t step = 0;
   int after = kNone;  // index of the send that must finish first
   int feed = kNone;   // index of the receive whose delivered bytes bound what can be sent
   size_t done = 0;    // header and payload bytes written
@@ -76,10 +88,19 @@ int fill_iov(iovec* iov, std::byte* header, size_t header_size, std::byte* paylo
   return count;
 }
 
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+// Errors Connection throws for a closed, reset or broken socket (not yet a verdict: see liveness.h).
+bool is_connection_loss(const TransportError& e) {
+  return e.detected_by() < 0 && (e.kind() == TransportErrorKind::PeerClosed || e.kind() == TransportErrorKind::System);
+}
+
 class Loop {
  public:
-  Loop(int rank, const TransportOptions& options, const StepContext& where)
-      : rank_(rank), options_(options), where_(where) {}
+  Loop(Communicator& comm, std::vector<std::unique_ptr<Connection>>& connections, const StepContext& where)
+      : comm_(comm), connections_(connections), options_(comm.options()), where_(where), rank_(comm.rank()),
+        heartbeat_(liveness::heartbeat_interval(options_.timeout)), grace_(liveness::close_grace(options_.timeout)),
+        reading_(connections.size()), pending_data_(connections.size()) {}
 
   std::vector<SendState> sends;
   std::vector<RecvState> recvs;
@@ -93,24 +114,47 @@ class Loop {
   }
   bool ready(const SendState& s) const { return s.after == kNone || sends[s.after].finished(); }
   bool ready(const RecvState& r) const { return r.after == kNone || recvs[r.after].finished(); }
+  static bool usable(const Connection& c) { return c.state() == Connection::State::Connected; }
   bool progress(SendState& s);
   bool progress(RecvState& r);
-  [[noreturn]] void timed_out();
+  size_t reframe(RecvState& r);
+  void watch(Connection& c);
+  void send_heartbeats(Clock::time_point now);
+  void check_liveness(Clock::time_point now);
+  void watchdog(Clock::time_point now);
+  bool mid_frame_from(int peer) const;
+  int waited_peer() const;
+  uint32_t current_step() const;
+  std::vector<std::byte> read_notice(Connection& c, const std::byte* have, size_t have_bytes, size_t length);
+  [[noreturn]] void fail_from_notice(Connection& from, const wire::AbortNotice& notice);
+  [[noreturn]] void fail(TransportErrorKind kind, int failed, int detected_by, int reported_by, const std::string& cause);
 
-  int rank_;
+  Communicator& comm_;
+  std::vector<std::unique_ptr<Connection>>& connections_;
   const TransportOptions& options_;
   const StepContext& where_;
+  int rank_;
+  std::chrono::milliseconds heartbeat_, grace_;
+  Clock::time_point entered_, last_progress_, next_watchdog_;
+  std::vector<char> reading_;       // by peer: this call reads frames from it
+  std::vector<char> pending_data_;  // by peer: a data frame waits unread (the peer is ahead): alive
 };
 
 bool Loop::progress(SendState& s) {
   size_t limit = send_limit(s);
   if (s.done >= limit) return false;
+  if (s.done == 0) {
+    // A control frame written while we waited may be half out: finish it before this frame starts.
+    if (!s.connection->flush_control()) return false;
+    s.connection->set_sending_frame(true);
+  }
   iovec iov[2];
   int count = fill_iov(iov, s.header.data(), s.header.size(), const_cast<std::byte*>(s.payload.data()), limit, s.done);
   size_t n = s.connection->write_some(iov, count);
   auto [overhead, payload] = split(s.done, n);
   s.connection->record_sent(overhead, payload);
   s.done += n;
+  if (s.finished()) s.connection->set_sending_frame(false);
   return n > 0;
 }
 
@@ -126,16 +170,8 @@ bool Loop::progress(RecvState& r) {
     auto [overhead, payload_bytes] = split(r.done, n);
     r.connection->record_received(overhead, payload_bytes);
     r.done += n;
-    moved = n > 0;
-  }
-  if (!r.header_checked && r.done >= r.header.size()) {
-    auto got = wire::decode_frame_header(r.header.data());
-    if (auto problem = wire::check_frame(got, r.expected))
-      throw TransportError(TransportErrorKind::Protocol, r.connection->peer_rank(),
-                           fmt::format("rank {}: bad frame from {} during {} {} step {}/{}: {}", rank_,
-                                       r.connection->describe_peer(), where_.algorithm, where_.collective,
-                                       r.expected.step + 1, where_.steps, *problem));
-    r.header_checked = true;
+    // Heartbeats consumed in front of the frame are liveness, not progress.
+    moved = n > reframe(r);
   }
   if (!r.header_checked) return moved;
   size_t arrived = r.done - r.header.size();
@@ -152,58 +188,314 @@ bool Loop::progress(RecvState& r) {
   return moved;
 }
 
-void Loop::timed_out() {
-  std::string waiting;
-  int suspect = -1;
+// Checks the header of the frame being read. A control frame found where the data frame was
+// expected (the peer sent it between frames) is consumed here: the bytes read past it into the
+// payload buffer are the start of the real frame and move back into place. Returns the bytes of
+// heartbeats consumed.
+size_t Loop::reframe(RecvState& r) {
+  auto payload = r.spec->payload;
+  const int peer = r.connection->peer_rank();
+  size_t consumed = 0;
+  while (!r.header_checked && r.done >= kHeader) {
+    auto got = wire::decode_frame_header(r.header.data());
+    const size_t extra = r.done - kHeader;  // read past this header, into the payload buffer
+    if (got.magic == wire::kFrameMagic && got.kind == wire::FrameKind::Heartbeat && got.length == 0) {
+      const size_t h = std::min(extra, kHeader);
+      std::memcpy(r.header.data(), payload.data(), h);
+      if (extra > kHeader) std::memmove(payload.data(), payload.data() + kHeader, extra - kHeader);
+      r.connection->reclassify_received_as_overhead(h);
+      r.done = extra;
+      consumed += kHeader;
+      continue;
+    }
+    if (got.magic == wire::kFrameMagic && got.kind == wire::FrameKind::Abort) {
+      if (got.length > wire::kAbortNoticeFixedBytes + wire::kMaxAbortCauseBytes)
+        fail(TransportErrorKind::Protocol, peer, rank_, rank_,
+             fmt::format("sent an abort notice of {} bytes (stream corrupted)", got.length));
+      auto notice_bytes = read_notice(*r.connection, payload.data(), std::min<size_t>(extra, got.length), got.length);
+      std::string why;
+      auto notice = wire::decode_abort(notice_bytes.data(), notice_bytes.size(), &why);
+      if (!notice) fail(TransportErrorKind::Protocol, peer, rank_, rank_, "sent a malformed abort notice: " + why);
+      fail_from_notice(*r.connection, *notice);
+    }
+    if (got.magic == wire::kFrameMagic && got.kind == wire::FrameKind::Bye)
+      fail(TransportErrorKind::Protocol, peer, rank_, rank_,
+           "finished the job and left while this rank still expected a frame from it (ranks out of step)");
+    if (auto problem = wire::check_frame(got, r.expected))
+      fail(TransportErrorKind::Protocol, peer, rank_, rank_, fmt::format("sent a bad frame: {}", *problem));
+    r.header_checked = true;
+  }
+  return consumed;
+}
+
+// The rest of an abort notice whose first `have_bytes` are at `have`: it was written in one piece,
+// so it follows at once; wait a bounded moment for it.
+std::vector<std::byte> Loop::read_notice(Connection& c, const std::byte* have, size_t have_bytes, size_t length) {
+  std::vector<std::byte> notice(have, have + have_bytes);
+  notice.resize(length);
+  size_t done = have_bytes;
+  auto give_up = Clock::now() + std::chrono::seconds(2);
+  while (done < length && Clock::now() < give_up) {
+    iovec iov{notice.data() + done, length - done};
+    size_t n = c.read_some(&iov, 1);
+    c.record_received(n, 0);
+    done += n;
+    if (n == 0) {
+      pollfd p{c.fd(), POLLIN, 0};
+      ::poll(&p, 1, 50);
+    }
+  }
+  if (done < length)
+    fail(TransportErrorKind::Protocol, c.peer_rank(), rank_, rank_, "sent only part of an abort notice");
+  return notice;
+}
+
+// A connection this call does not read: consume control frames at its head, note data waiting.
+void Loop::watch(Connection& c) {
+  const int peer = c.peer_rank();
+  std::array<std::byte, kHeader + wire::kAbortNoticeFixedBytes + wire::kMaxAbortCauseBytes> buffer;
+  for (;;) {
+    size_t n = c.peek(buffer.data(), kHeader);
+    if (n == 0) return;
+    if (n < kHeader) {  // a frame is on its way; its reader (a later call) will take it
+      pending_data_[peer] = 1;
+      return;
+    }
+    auto h = wire::decode_frame_header(buffer.data());
+    if (h.magic != wire::kFrameMagic)
+      fail(TransportErrorKind::Protocol, peer, rank_, rank_,
+           fmt::format("sent a corrupted stream (frame magic 0x{:08x})", h.magic));
+    auto consume = [&](size_t bytes) {
+      iovec iov{buffer.data(), bytes};
+      size_t got = c.read_some(&iov, 1);  // peeked: all of it is there
+      c.record_received(got, 0);
+    };
+    switch (h.kind) {
+      case wire::FrameKind::Heartbeat:
+        consume(kHeader);
+        continue;
+      case wire::FrameKind::Bye:
+        consume(kHeader);
+        c.set_departed();
+        return;
+      case wire::FrameKind::Abort: {
+        if (h.length < wire::kAbortNoticeFixedBytes || h.length > wire::kAbortNoticeFixedBytes + wire::kMaxAbortCauseBytes)
+          fail(TransportErrorKind::Protocol, peer, rank_, rank_,
+               fmt::format("sent an abort notice of {} bytes (stream corrupted)", h.length));
+        if (c.peek(buffer.data(), kHeader + h.length) < kHeader + h.length) return;  // the rest follows
+        consume(kHeader + h.length);
+        std::string why;
+        auto notice = wire::decode_abort(buffer.data() + kHeader, h.length, &why);
+        if (!notice) fail(TransportErrorKind::Protocol, peer, rank_, rank_, "sent a malformed abort notice: " + why);
+        fail_from_notice(c, *notice);
+      }
+      case wire::FrameKind::Data:
+        pending_data_[peer] = 1;
+        return;
+    }
+    fail(TransportErrorKind::Protocol, peer, rank_, rank_,
+         fmt::format("sent a frame of unknown kind {} (stream corrupted)", static_cast<unsigned>(h.kind)));
+  }
+}
+
+void Loop::send_heartbeats(Clock::time_point now) {
+  static const auto beat = wire::control_header(wire::FrameKind::Heartbeat);
+  for (auto& c : connections_) {
+    if (!c || !usable(*c) || c->departed() || c->sending_frame()) continue;
+    try {
+      if (!c->control_pending() && now - c->last_sent() >= heartbeat_) c->queue_control(beat);
+      c->flush_control();
+    } catch (const TransportError& e) {
+      if (!is_connection_loss(e)) throw;
+    }
+  }
+}
+
+bool Loop::mid_frame_from(int peer) const {
+  for (const auto& r : recvs)
+    if (r.connection->peer_rank() == peer && !r.finished() && r.done > 0) return true;
+  return false;
+}
+
+int Loop::waited_peer() const {
+  for (const auto& r : recvs)
+    if (!r.finished() && ready(r)) return r.connection->peer_rank();
+  for (const auto& s : sends)
+    if (!s.finished() && ready(s)) return s.connection->peer_rank();
+  return -1;
+}
+
+uint32_t Loop::current_step() const {
+  for (const auto& r : recvs)
+    if (!r.finished()) return r.expected.step;
+  for (const auto& s : sends)
+    if (!s.finished()) return s.step;
+  return where_.step;
+}
+
+void Loop::check_liveness(Clock::time_point now) {
+  const auto timeout = options_.timeout;
+  // 1. A peer that closed without a Bye, confirmed once no Abort explained it within the grace.
+  Connection* closed = nullptr;
+  for (auto& c : connections_)
+    if (c && !c->departed() && !usable(*c) && now - c->closed_at() >= grace_ &&
+        (!closed || c->closed_at() < closed->closed_at()))
+      closed = c.get();
+  if (closed)
+    fail(TransportErrorKind::PeerClosed, closed->peer_rank(), rank_, rank_,
+         fmt::format("{} {} without a goodbye: the process probably died (check its log)", closed->close_cause(),
+                     closed->peer_address()));
+  if (timeout.count() <= 0) return;
+  // 2. Silence: strong first (the peer was between frames), then weak (it was inside a frame to us).
+  Connection* strong = nullptr;
+  Connection* weak = nullptr;
+  Clock::duration strong_for{}, weak_for{};
+  bool all_recent = true;
+  for (auto& c : connections_) {
+    if (!c || c->departed() || !usable(*c) || pending_data_[c->peer_rank()]) continue;
+    auto silent = now - std::max(c->last_received(), entered_);
+    if (silent >= liveness::recently(timeout)) all_recent = false;
+    if (mid_frame_from(c->peer_rank())) {
+      if (silent >= timeout + grace_ && silent > weak_for) weak = c.get(), weak_for = silent;
+    } else if (silent >= timeout && silent > strong_for) {
+      strong = c.get(), strong_for = silent;
+    }
+  }
+  Connection* silent = strong ? strong : weak;
+  if (silent)
+    fail(TransportErrorKind::Timeout, silent->peer_rank(), rank_, rank_,
+         fmt::format("sent nothing, not even a heartbeat, for {:.1f} s: frozen (SIGSTOP), stuck or unreachable",
+                     seconds(strong ? strong_for : weak_for)));
+  // 3. No progress although every peer is alive: the ranks disagree about what comes next.
+  if (all_recent && now - last_progress_ >= timeout)
+    fail(TransportErrorKind::Timeout, -1, rank_, rank_,
+         fmt::format("no progress for {:.1f} s although every peer is alive (heartbeats arrive), waiting on rank {}: "
+                     "the ranks are probably not making the same calls",
+                     seconds(now - last_progress_), waited_peer()));
+}
+
+void Loop::watchdog(Clock::time_point now) {
+  if (options_.watchdog_interval.count() <= 0 || now < next_watchdog_) return;
+  next_watchdog_ += options_.watchdog_interval;
+  // Name the longest-silent peer if one is suspicious, else the one this call waits on.
+  int peer = waited_peer();
+  Clock::duration longest{};
+  for (auto& c : connections_) {
+    if (!c || c->departed() || pending_data_[c->peer_rank()]) continue;
+    auto silent = now - std::max(c->last_received(), entered_);
+    if (silent > longest && silent >= 2 * heartbeat_) longest = silent, peer = c->peer_rank();
+  }
+  comm_.log(fmt::format("rank {} waiting {:.0f} s on rank {} in {} {} step {}/{}{}", rank_, seconds(now - last_progress_),
+                        peer, where_.algorithm, where_.collective, current_step() + 1, where_.steps,
+                        longest.count() ? fmt::format(" (nothing heard from it for {:.0f} s)", seconds(longest)) : ""));
+}
+
+void Loop::fail_from_notice(Connection& from, const wire::AbortNotice& notice) {
+  const int size = static_cast<int>(connections_.size());
+  auto kind = notice.kind <= static_cast<uint16_t>(TransportErrorKind::Config) ? static_cast<TransportErrorKind>(notice.kind)
+                                                                               : TransportErrorKind::Protocol;
+  int failed = notice.failed_rank >= 0 && notice.failed_rank < size ? notice.failed_rank : -1;
+  int detector = notice.detected_by >= 0 && notice.detected_by < size ? notice.detected_by : from.peer_rank();
+  fail(kind, failed, detector, from.peer_rank(), notice.cause);
+}
+
+void Loop::fail(TransportErrorKind kind, int failed, int detected_by, int reported_by, const std::string& cause) {
+  std::string pending;
   for (auto& s : sends)
     if (!s.finished() && ready(s))
-      waiting += fmt::format("; send to {}: {} of {} bytes", s.connection->describe_peer(), s.done, s.total());
+      pending += fmt::format("; send to {}: {} of {} bytes", s.connection->describe_peer(), s.done, s.total());
   for (auto& r : recvs)
-    if (!r.finished() && ready(r)) {
-      waiting += fmt::format("; recv from {}: {} of {} bytes", r.connection->describe_peer(), r.done,
+    if (!r.finished() && ready(r))
+      pending += fmt::format("; recv from {}: {} of {} bytes", r.connection->describe_peer(), r.done,
                              r.header.size() + r.spec->payload.size());
-      suspect = r.connection->peer_rank();
-    }
-  throw TransportError(TransportErrorKind::Timeout, suspect,
-                       fmt::format("rank {}: no progress for {} s during {} {} step {}/{}{}", rank_,
-                                   options_.timeout.count() / 1000.0, where_.algorithm, where_.collective,
-                                   where_.step + 1, where_.steps, waiting));
+  std::string who = failed >= 0 ? fmt::format("rank {} failed: {}", failed, cause) : cause;
+  std::string by = detected_by == rank_ ? "detected by this rank"
+                   : reported_by == detected_by ? fmt::format("detected by rank {}", detected_by)
+                                                : fmt::format("detected by rank {}, reported by rank {}", detected_by,
+                                                              reported_by);
+  throw TransportError(kind, failed,
+                       fmt::format("rank {}: {} ({}); this rank was in {} {} step {}/{}, {:.1f} s into the call{}",
+                                   rank_, who, by, where_.algorithm, where_.collective, current_step() + 1,
+                                   where_.steps, seconds(Clock::now() - entered_), pending))
+      .diagnosis(detected_by, cause);
 }
 
 void Loop::run() {
-  auto last_progress = Clock::now();
+  entered_ = last_progress_ = Clock::now();
+  next_watchdog_ = entered_ + options_.watchdog_interval;
+  if (options_.fault_hook) options_.fault_hook(comm_.sequence(), false);
+  bool waited = false;
   std::vector<pollfd> fds;
+  std::vector<Connection*> watched;
+  // A closed or broken connection is not yet a verdict (liveness.h): note it and carry on.
+  auto guarded = [&](auto& op) {
+    if (!usable(*op.connection)) return false;
+    try {
+      return progress(op);
+    } catch (const TransportError& e) {
+      if (!is_connection_loss(e)) throw;
+      return false;
+    }
+  };
   for (;;) {
     bool moved = false, pending = false;
     for (auto& s : sends) {
       if (s.finished()) continue;
       pending = true;
-      if (ready(s)) moved |= progress(s);
+      if (ready(s)) moved |= guarded(s);
     }
     for (auto& r : recvs) {
       if (r.finished()) continue;
       pending = true;
-      if (ready(r)) moved |= progress(r);
+      if (ready(r)) moved |= guarded(r);
     }
     if (!pending) return;
     auto now = Clock::now();
     if (moved) {
-      last_progress = now;
+      last_progress_ = now;
       continue;
     }
-    int wait_ms = -1;
-    if (options_.timeout.count() > 0) {
-      auto left = options_.timeout - std::chrono::duration_cast<std::chrono::milliseconds>(now - last_progress);
-      if (left.count() <= 0) timed_out();
-      wait_ms = static_cast<int>(left.count());
+    if (!waited && options_.fault_hook) {
+      waited = true;
+      options_.fault_hook(comm_.sequence(), true);
+      now = Clock::now();
     }
-    // Wait only on what can move: a send with bytes available to write, a receive that has begun.
-    fds.clear();
-    for (auto& s : sends)
-      if (!s.finished() && ready(s) && s.done < send_limit(s)) fds.push_back({s.connection->fd(), POLLOUT, 0});
+    std::fill(reading_.begin(), reading_.end(), 0);
     for (auto& r : recvs)
-      if (!r.finished() && ready(r)) fds.push_back({r.connection->fd(), POLLIN, 0});
-    ::poll(fds.data(), fds.size(), wait_ms);
+      if (!r.finished()) reading_[r.connection->peer_rank()] = 1;
+    send_heartbeats(now);
+    check_liveness(now);
+    watchdog(now);
+    // Wait only on what can move: a send with bytes available to write, a receive that has begun,
+    // a half-written control frame, and every other connection for what it may bring (liveness).
+    fds.clear();
+    watched.clear();
+    for (auto& s : sends)
+      if (!s.finished() && ready(s) && usable(*s.connection) && s.done < send_limit(s))
+        fds.push_back({s.connection->fd(), POLLOUT, 0});
+    for (auto& r : recvs)
+      if (!r.finished() && ready(r) && usable(*r.connection)) fds.push_back({r.connection->fd(), POLLIN, 0});
+    const size_t first_watched = fds.size();
+    for (auto& c : connections_) {
+      if (!c || !usable(*c)) continue;
+      short events = c->control_pending() && !c->sending_frame() ? POLLOUT : 0;
+      if (!reading_[c->peer_rank()] && !pending_data_[c->peer_rank()] && !c->departed()) events |= POLLIN;
+      if (!events) continue;
+      fds.push_back({c->fd(), events, 0});
+      watched.push_back(c.get());
+    }
+    // Short waits: liveness is re-evaluated a few times a second even when nothing arrives.
+    ::poll(fds.data(), fds.size(), 200);
+    for (size_t i = first_watched; i < fds.size(); ++i) {
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      Connection& c = *watched[i - first_watched];
+      if (reading_[c.peer_rank()] || c.departed()) continue;
+      try {
+        watch(c);
+      } catch (const TransportError& e) {
+        if (!is_connection_loss(e)) throw;
+      }
+    }
   }
 }
 
@@ -218,22 +510,29 @@ RecvState make_recv(Connection& connection, RecvSpec& spec, uint64_t sequence, s
 
 SendState make_send(Connection& connection, const SendSpec& spec, uint64_t sequence) {
   wire::FrameHeader header{wire::kFrameMagic, wire::FrameKind::Data, sequence, spec.step, spec.payload.size()};
-  return SendState{&connection, wire::encode(header), spec.payload};
+  return SendState{&connection, wire::encode(header), spec.payload, spec.step};
 }
 
 }  // namespace
 
 void Communicator::exchange(std::span<const SendSpec> sends, std::span<RecvSpec> receives, const StepContext& where) {
-  Loop loop(rank_, options_, where);
+  if (failure_) throw *failure_;
+  Loop loop(*this, connections_, where);
   loop.sends.reserve(sends.size());
   loop.recvs.reserve(receives.size());
   for (const auto& s : sends) loop.sends.push_back(make_send(peer(s.peer), s, sequence_));
   for (auto& r : receives) loop.recvs.push_back(make_recv(peer(r.peer), r, sequence_, options_.pipeline_bytes));
-  loop.run();
+  try {
+    loop.run();
+  } catch (const TransportError& e) {
+    abort_job(e);
+    throw;
+  }
 }
 
 void Communicator::ring_stream(std::span<const SendSpec> sends, std::span<RecvSpec> receives, const StepContext& where) {
-  Loop loop(rank_, options_, where);
+  if (failure_) throw *failure_;
+  Loop loop(*this, connections_, where);
   loop.sends.reserve(sends.size());
   loop.recvs.reserve(receives.size());
   for (size_t k = 0; k < sends.size(); ++k) {
@@ -247,7 +546,12 @@ void Communicator::ring_stream(std::span<const SendSpec> sends, std::span<RecvSp
     loop.recvs.push_back(make_recv(peer(receives[k].peer), receives[k], sequence_, options_.pipeline_bytes));
     if (k > 0) loop.recvs.back().after = static_cast<int>(k - 1);
   }
-  loop.run();
+  try {
+    loop.run();
+  } catch (const TransportError& e) {
+    abort_job(e);
+    throw;
+  }
 }
 
 }  // namespace ringbench

@@ -1,5 +1,8 @@
 #include "wire.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include <fmt/format.h>
 
 namespace ringbench::wire {
@@ -118,6 +121,48 @@ std::optional<std::string> check_frame(const FrameHeader& got, const FrameHeader
     return fmt::format("frame of {} bytes where {} were expected (ranks disagree on the message size)",
                        got.length, expected.length);
   return std::nullopt;
+}
+
+std::array<std::byte, kFrameHeaderBytes> control_header(FrameKind kind, uint64_t length) {
+  return encode(FrameHeader{kFrameMagic, kind, 0, 0, length});
+}
+
+std::vector<std::byte> encode_abort(const AbortNotice& notice) {
+  const size_t cause = std::min(notice.cause.size(), kMaxAbortCauseBytes);
+  std::vector<std::byte> frame(kFrameHeaderBytes + kAbortNoticeFixedBytes + cause);
+  auto header = control_header(FrameKind::Abort, kAbortNoticeFixedBytes + cause);
+  std::copy(header.begin(), header.end(), frame.begin());
+  Writer w(frame.data() + kFrameHeaderBytes);
+  w.put(static_cast<uint32_t>(notice.failed_rank));
+  w.put(static_cast<uint32_t>(notice.detected_by));
+  w.put(notice.kind);
+  w.put(uint16_t{0});
+  w.put(static_cast<uint32_t>(cause));
+  std::memcpy(frame.data() + kFrameHeaderBytes + kAbortNoticeFixedBytes, notice.cause.data(), cause);
+  return frame;
+}
+
+std::optional<AbortNotice> decode_abort(const std::byte* bytes, size_t length, std::string* why) {
+  auto bad = [&](std::string text) -> std::optional<AbortNotice> {
+    if (why) *why = std::move(text);
+    return std::nullopt;
+  };
+  if (length < kAbortNoticeFixedBytes || length > kAbortNoticeFixedBytes + kMaxAbortCauseBytes)
+    return bad(fmt::format("abort notice of {} bytes", length));
+  Reader r(bytes);
+  AbortNotice notice;
+  notice.failed_rank = static_cast<int32_t>(r.get<uint32_t>());
+  notice.detected_by = static_cast<int32_t>(r.get<uint32_t>());
+  notice.kind = r.get<uint16_t>();
+  r.get<uint16_t>();
+  const uint32_t cause = r.get<uint32_t>();
+  if (cause != length - kAbortNoticeFixedBytes)
+    return bad(fmt::format("abort notice says {} cause bytes but carries {}", cause, length - kAbortNoticeFixedBytes));
+  notice.cause.assign(reinterpret_cast<const char*>(bytes) + kAbortNoticeFixedBytes, cause);
+  // The cause is printed: keep it to printable ASCII so a hostile peer cannot drive the terminal.
+  for (char& c : notice.cause)
+    if (c < 0x20 || c > 0x7e) c = '?';
+  return notice;
 }
 
 }  // namespace ringbench::wire

@@ -13,18 +13,31 @@
 // The receiver knows which sequence, step and length it expects and checks all three, so a
 // desynchronised or corrupted stream is an error, never numbers reduced into the wrong place.
 // Header bytes are counted as protocol overhead, payload bytes as payload.
+//
+// Control frames share the header and go only between whole frames (never inside one), so a
+// receiver always finds them at a frame boundary:
+//   Heartbeat (length 0): "I am alive", sent while a rank waits to every peer it has sent nothing
+//     to for a heartbeat interval (see progress.cpp).
+//   Abort (length = the notice below): a rank detected a failure; carries the failed rank and how
+//     it was detected, so every survivor names the same culprit. Receivers relay it once.
+//   Bye (length 0): the last frame a rank sends before it closes the connection after a clean run,
+//     so the peer tells a finished rank from a dead one.
+// Sequence and step of control frames are 0 and ignored.
+// Abort notice payload: u32 failed rank (0xffffffff none) | u32 detected by | u16 error kind |
+//   u16 reserved | u32 cause length | cause (UTF-8, at most kMaxAbortCauseBytes)
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ringbench::wire {
 
 inline constexpr uint32_t kHandshakeMagic = 0x48474e52;  // "RNGH" in memory order
 inline constexpr uint32_t kFrameMagic = 0x46474e52;      // "RNGF"
-inline constexpr uint16_t kProtocolVersion = 1;
+inline constexpr uint16_t kProtocolVersion = 2;  // 2: Heartbeat, Abort notice, Bye
 inline constexpr size_t kHelloBytes = 32;
 inline constexpr size_t kFrameHeaderBytes = 32;
 
@@ -49,7 +62,7 @@ Hello decode_hello(const std::byte* bytes);
 std::optional<std::string> check_hello(const Hello& hello, HelloRole expected_role, uint64_t secret,
                                        uint32_t my_rank, uint32_t world_size);
 
-enum class FrameKind : uint16_t { Data = 1, Abort = 2 };
+enum class FrameKind : uint16_t { Data = 1, Abort = 2, Heartbeat = 3, Bye = 4 };
 
 struct FrameHeader {
   uint32_t magic = kFrameMagic;
@@ -65,5 +78,23 @@ FrameHeader decode_frame_header(const std::byte* bytes);
 // Why `got` is not the frame `expected`, or nullopt when magic, kind, sequence, step and length
 // all match.
 std::optional<std::string> check_frame(const FrameHeader& got, const FrameHeader& expected);
+
+// A control frame's header (Heartbeat, Bye; Abort with its notice length).
+std::array<std::byte, kFrameHeaderBytes> control_header(FrameKind kind, uint64_t length = 0);
+
+inline constexpr size_t kAbortNoticeFixedBytes = 16;
+inline constexpr size_t kMaxAbortCauseBytes = 2048;
+
+struct AbortNotice {
+  int32_t failed_rank = -1;  // -1: no single rank is to blame
+  int32_t detected_by = -1;
+  uint16_t kind = 0;         // a TransportErrorKind
+  std::string cause;         // "closed its connection (...)", without the receiver's context
+};
+
+// The whole Abort frame: header then notice. The cause is cut to kMaxAbortCauseBytes.
+std::vector<std::byte> encode_abort(const AbortNotice& notice);
+// Decodes a notice of `length` bytes; nullopt (with `why`) when malformed.
+std::optional<AbortNotice> decode_abort(const std::byte* bytes, size_t length, std::string* why = nullptr);
 
 }  // namespace ringbench::wire
