@@ -32,6 +32,7 @@ struct BenchOptions {
   InputKind inputs = InputKind::Exact;
   bool link_test = true;
   bool out_of_place = false;     // copy input to output inside the timed call (nccl-tests' out-of-place)
+  bool quiet = false;            // no progress line on stderr
   std::string output = "ringbench.h5";
   TransportOptions transport;
   std::string command_line;

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "byte_size.h"
+#include "fault_injection.h"
 #include "ringbench_version.h"
 #include "mpi_collectives.h"
 #include "transport/algorithm.h"
@@ -58,12 +59,16 @@ ParsedCommandLine parse_command_line(int argc, char** argv, bool print) {
   app.add_flag("!--no-verify", options.verify, "Skip result verification (bytes are still checked)");
   app.add_option("--max-time", max_time, "Cap on timed seconds per size; 0 for none")->capture_default_str();
   app.add_flag("!--no-link-test", options.link_test, "Skip the ring send/receive link-bound measurement");
+  app.add_flag("-q,--quiet", options.quiet, "No progress line on stderr (it only shows on a terminal anyway)");
   app.add_flag("--out-of-place", options.out_of_place, "Time a copy from input to output buffer as part of each call");
   app.add_option("-o,--output", options.output, "HDF5 results file to append this run to")->capture_default_str();
   app.add_option("--iface", options.transport.iface_prefix, "Network interface name prefix (default: automatic)");
   app.add_option("--timeout", timeout_s, "Seconds without progress before a peer is declared failed; 0 waits "
                                          "forever")
       ->capture_default_str();
+  std::vector<std::string> injects;
+  app.add_option("--inject", injects, "Fault to play: kill:RANK@CALL, stall:RANK@CALL:SECONDS or slow:RANK:FACTOR "
+                                      "(see README, Failures and the hang demo)");
   app.add_option("--sockbuf", sockbuf, "SO_SNDBUF/SO_RCVBUF bytes; 0 keeps kernel autotuning")->capture_default_str();
   app.add_option("--pipeline", pipeline, "Bytes received before reducing them (pipelining granularity)")
       ->capture_default_str();
@@ -99,6 +104,14 @@ ParsedCommandLine parse_command_line(int argc, char** argv, bool print) {
     options.max_seconds_per_size = max_time;
     if (timeout_s < 0) throw BadValue{fmt::format("--timeout {}: must not be negative", timeout_s)};
     options.transport.timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
+    std::vector<Fault> faults;
+    for (const auto& spec : injects) {
+      std::string why;
+      auto fault = parse_fault(spec, &why);
+      if (!fault) throw BadValue{why};
+      faults.push_back(*fault);
+    }
+    options.transport.fault_hook = fault_hook(std::move(faults));
     auto buffer = parse_byte_size(sockbuf);
     if (!buffer || *buffer > (1ull << 30)) throw BadValue{fmt::format("--sockbuf {}: expected a size up to 1G", sockbuf)};
     options.transport.socket_buffer_bytes = *buffer;

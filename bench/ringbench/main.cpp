@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <unistd.h>
 #include <optional>
 
 #include <fmt/format.h>
@@ -16,6 +17,7 @@
 #include "link_test.h"
 #include "measurement.h"
 #include "mpi_collectives.h"
+#include "progress_line.h"
 #include "mpi_bootstrap.h"
 #include "report.h"
 #include "results/results_file.h"
@@ -92,8 +94,20 @@ int run(MpiBootstrap& mpi, const BenchOptions& options) {
     return false;
   };
   std::optional<LinkModel> link_model;
+  const auto sizes = sweep_sizes(options.min_bytes, options.max_bytes, esize);
+  // Under mpirun a rank's stderr is always a pipe, but its stdout is a pty exactly when mpirun's
+  // is a terminal: either one says a person is watching.
+  ProgressLine progress(root && !options.quiet && (::isatty(STDERR_FILENO) || ::isatty(STDOUT_FILENO)));
+  for (Collective collective : options.collectives) {
+    int runs = wanted("auto") ? 1 : 0;
+    for (const Algorithm* algorithm : harness_algorithms())
+      runs += algorithm->collective() == collective && wanted(algorithm->name()) ? 1 : 0;
+    for (int i = 0; i < runs; ++i)
+      for (uint64_t bytes : sizes) progress.plan(bytes);
+  }
   int rows = 0, failed_rows = 0;
   auto record_row = [&](const SizeResult& result) {
+    progress.clear();
     ++rows;
     report.row(result);
     if (!result.bytes_ok() || (options.verify && !result.verified())) {
@@ -114,8 +128,10 @@ int run(MpiBootstrap& mpi, const BenchOptions& options) {
       if (algorithm->bytes_counted()) ours.push_back(algorithm);
       if (!wanted(algorithm->name())) continue;
       if (root) report.collective_header(collective, std::string(algorithm->name()));
-      for (uint64_t bytes : sweep_sizes(options.min_bytes, options.max_bytes, esize)) {
+      for (uint64_t bytes : sizes) {
+        progress.starting(fmt::format("{} {}", algorithm->name(), to_string(collective)), bytes);
         SizeResult result = measurement.measure(*algorithm, bytes);
+        progress.finished(bytes);
         if (!root) continue;
         record_row(result);
         collective_results.push_back(std::move(result));
@@ -131,9 +147,11 @@ int run(MpiBootstrap& mpi, const BenchOptions& options) {
       }
       if (root) report.collective_header(collective, "auto");
       std::string picks;
-      for (uint64_t bytes : sweep_sizes(options.min_bytes, options.max_bytes, esize)) {
+      for (uint64_t bytes : sizes) {
         const Algorithm* pick = choose_algorithm(ours, *link_model, hosts_of_ranks, bytes / esize, esize);
+        progress.starting(fmt::format("auto ({}) {}", pick->name(), to_string(collective)), bytes);
         SizeResult result = measurement.measure(*pick, bytes);
+        progress.finished(bytes);
         result.algorithm = "auto";
         result.chosen = std::string(pick->name());
         if (!root) continue;
@@ -210,7 +228,11 @@ int main(int argc, char** argv) {
     return run(mpi, *parsed.options);
   } catch (const TransportError& e) {
     std::fprintf(stderr, "ringbench: error: %s\n", e.what());
-    if (e.kind() == TransportErrorKind::Config) return exit_code::kBadInput;
-    return e.kind() == TransportErrorKind::Timeout ? exit_code::kTimedOut : exit_code::kPeerFailed;
+    int code = e.kind() == TransportErrorKind::Config    ? exit_code::kBadInput
+               : e.kind() == TransportErrorKind::Timeout ? exit_code::kTimedOut
+                                                         : exit_code::kPeerFailed;
+    // Not MPI_Finalize: with a peer dead or frozen it may wait for that peer forever.
+    std::fflush(nullptr);
+    std::_Exit(code);
   }
 }
