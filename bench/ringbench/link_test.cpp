@@ -13,6 +13,7 @@
 
 #include "transport/communicator.h"
 #include "transport/fd.h"
+#include "transport/interfaces.h"
 
 namespace ringbench {
 
@@ -42,39 +43,100 @@ double ring_exchange_seconds(Communicator& comm, uint64_t bytes, int iterations,
   return total / iterations / back_to_back;
 }
 
-double plain_socket_pair_bandwidth(uint64_t total_bytes) {
+namespace {
+
+constexpr size_t kWrite = 1 << 20;
+constexpr uint64_t kMaxBytes = 256ull << 20;
+constexpr auto kMaxTime = std::chrono::seconds(1);
+
+// Accepts one connection, reads until EOF, answers with the byte count (8 bytes).
+void plain_reader(int listener) {
+  Fd fd(::accept(listener, nullptr, nullptr));
+  if (!fd) return;
+  std::vector<char> buffer(kWrite);
+  uint64_t total = 0;
+  for (ssize_t n; (n = ::recv(fd.get(), buffer.data(), buffer.size(), 0)) > 0;) total += static_cast<uint64_t>(n);
+  ::send(fd.get(), &total, sizeof total, MSG_NOSIGNAL);
+}
+
+// Writes 1 MiB blocks for at most kMaxBytes or kMaxTime, half-closes, and waits for the reader's
+// count: timed from the first write until the reader has drained the last byte.
+double plain_writer(const sockaddr_in& address) {
+  Fd writer(::socket(AF_INET, SOCK_STREAM, 0));
+  if (::connect(writer.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) return 0.0;
+  std::vector<char> buffer(kWrite, 'r');
+  auto start = Clock::now();
+  for (uint64_t sent = 0; sent < kMaxBytes && Clock::now() - start < kMaxTime;) {
+    ssize_t n = ::send(writer.get(), buffer.data(), buffer.size(), MSG_NOSIGNAL);
+    if (n <= 0) return 0.0;
+    sent += static_cast<uint64_t>(n);
+  }
+  ::shutdown(writer.get(), SHUT_WR);
+  uint64_t received = 0;
+  if (::recv(writer.get(), &received, sizeof received, MSG_WAITALL) != sizeof received) return 0.0;
+  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return seconds > 0 ? static_cast<double>(received) / seconds : 0.0;
+}
+
+Fd listen_on(const std::string& ip, sockaddr_in& address) {
   Fd listener(::socket(AF_INET, SOCK_STREAM, 0));
-  sockaddr_in address{};
+  address = {};
   address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::inet_pton(AF_INET, ip.c_str(), &address.sin_addr);
   socklen_t length = sizeof address;
   if (::bind(listener.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
       ::listen(listener.get(), 1) != 0 || ::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&address), &length) != 0)
-    return 0.0;
-  constexpr size_t kWrite = 1 << 20;
-  std::thread reader([&] {
-    Fd fd(::accept(listener.get(), nullptr, nullptr));
-    std::vector<char> buffer(kWrite);
-    while (::recv(fd.get(), buffer.data(), buffer.size(), 0) > 0) {
-    }
-  });
-  Fd writer(::socket(AF_INET, SOCK_STREAM, 0));
-  // Timed from the first write until the reader has drained the last byte.
-  auto start = Clock::now();
-  bool connected = ::connect(writer.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
-  if (connected) {
-    std::vector<char> buffer(kWrite, 'r');
-    for (uint64_t sent = 0; sent < total_bytes;) {
-      ssize_t n = ::send(writer.get(), buffer.data(), buffer.size(), MSG_NOSIGNAL);
-      if (n <= 0) break;
-      sent += static_cast<uint64_t>(n);
-    }
+    return Fd();
+  return listener;
+}
+
+}  // namespace
+
+PlainPair measure_plain_pair(Communicator& comm) {
+  const auto& cards = comm.peers();
+  int peer = -1;  // the first rank on another host than rank 0, if any
+  for (int r = 1; r < comm.size() && peer < 0; ++r)
+    if (!cards[r].host.same_host(cards[0].host)) peer = r;
+
+  PlainPair result;
+  if (peer < 0) {
+    // One host: both ends in rank 0, over loopback.
+    if (comm.rank() != 0) return result;
+    sockaddr_in address{};
+    Fd listener = listen_on("127.0.0.1", address);
+    if (!listener) return result;
+    std::thread reader(plain_reader, listener.get());
+    result.GBps = plain_writer(address) / 1e9;
+    ::shutdown(listener.get(), SHUT_RDWR);  // wakes accept() if the writer never connected
+    reader.join();
+    result.path = "loopback on " + cards[0].host.hostname;
+    return result;
   }
-  writer.reset();
-  if (!connected) ::shutdown(listener.get(), SHUT_RDWR);  // wakes the reader's accept()
-  reader.join();
-  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  return connected && seconds > 0 ? static_cast<double>(total_bytes) / seconds : 0.0;
+  // Across hosts: rank `peer` listens on its chosen interface and tells rank 0 the port over our
+  // connection; the bytes themselves cross a separate, plain blocking socket.
+  comm.begin_collective();
+  if (comm.rank() == peer) {
+    sockaddr_in address{};
+    Fd listener = listen_on(comm.interface().address, address);
+    uint16_t port = listener ? ntohs(address.sin_port) : 0;
+    SendSpec send{0, 0, std::as_bytes(std::span(&port, 1))};
+    comm.exchange({&send, 1}, {}, {"plain pair", "setup", 0, 1});
+    if (listener) plain_reader(listener.get());
+  } else if (comm.rank() == 0) {
+    uint16_t port = 0;
+    RecvSpec recv{peer, 0, std::as_writable_bytes(std::span(&port, 1))};
+    comm.exchange({}, {&recv, 1}, {"plain pair", "setup", 0, 1});
+    const std::string ip = choose_interface(cards[peer].interfaces, comm.options().iface_prefix, false).address;
+    if (port != 0) {
+      sockaddr_in address{};
+      address.sin_family = AF_INET;
+      address.sin_port = htons(port);
+      ::inet_pton(AF_INET, ip.c_str(), &address.sin_addr);
+      result.GBps = plain_writer(address) / 1e9;
+    }
+    result.path = cards[0].host.hostname + " -> " + cards[peer].host.hostname + " (" + ip + ")";
+  }
+  return result;
 }
 
 }  // namespace ringbench

@@ -7,10 +7,11 @@
 // is exactly the condition of a ring collective. A collective's link-bound time is its
 // lower-bound bytes divided by that bandwidth.
 //
-// Plain socket pair: one blocking TCP connection over loopback with 1 MiB writes, not our
-// transport, so that a slow transport cannot flatter itself by measuring its own links.
+// Plain socket pair: one blocking TCP connection with 1 MiB writes, not our transport, so that a
+// slow transport cannot flatter itself by measuring its own links.
 
 #include <cstdint>
+#include <string>
 
 namespace ringbench {
 
@@ -23,7 +24,14 @@ class Communicator;
 // the same start-up skew and pipelining a ring collective gets. Collective: every rank calls it.
 double ring_exchange_seconds(Communicator& comm, uint64_t bytes, int iterations, int back_to_back);
 
-// Bytes per second of a blocking loopback TCP pair moving `total_bytes` in 1 MiB writes.
-double plain_socket_pair_bandwidth(uint64_t total_bytes);
+// One plain blocking TCP connection with 1 MiB writes (at most 256 MiB or 1 s), timed until the
+// reader has drained the last byte. Between rank 0 and the first rank on another host when there
+// is one (over the chosen interface), else over loopback inside rank 0. Collective: every rank
+// calls it; the figure and the path ("vm -> h2 (10.200.0.2)") are rank 0's.
+struct PlainPair {
+  double GBps = 0;
+  std::string path;
+};
+PlainPair measure_plain_pair(Communicator& comm);
 
 }  // namespace ringbench

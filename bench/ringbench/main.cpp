@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "crossover.h"
 #include "exit_codes.h"
+#include "launch_check.h"
 #include "link_test.h"
 #include "measurement.h"
 #include "mpi_collectives.h"
@@ -69,14 +70,19 @@ int run(MpiBootstrap& mpi, const BenchOptions& options) {
   for (const auto& h : hosts) record.hosts += (record.hosts.empty() ? "" : ",") + h;
   record.interface = fmt::format("{} ({})", comm->interface().name, comm->interface().address);
 
-  // The plain socket pair runs on rank 0 alone, while the others wait at the barrier.
-  if (root && options.link_test) record.plain_pair_GBps = plain_socket_pair_bandwidth(256ull << 20) / 1e9;
+  // The plain socket pair involves rank 0 (and one rank on another host), while the others wait
+  // at the barrier.
+  if (options.link_test) {
+    PlainPair plain = measure_plain_pair(*comm);
+    record.plain_pair_GBps = plain.GBps;
+    record.plain_pair_path = plain.path;
+  }
   comm->barrier();
 
   Report report(stdout, options, n);
   if (root) {
     report.header({fmt::format("{} ({})", kVersion, kGitRevision), n, hosts, record.interface, record.mpi_library,
-                   record.plain_pair_GBps});
+                   record.plain_pair_GBps, record.plain_pair_path});
     sink.commit([&](results::Transaction& t) {
       auto row = to_row(record);
       t.append(runs_table(), {&row, 1});
@@ -205,6 +211,10 @@ int run(MpiBootstrap& mpi, const BenchOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (std::string reason = launch_without_pmi(); !reason.empty()) {
+    std::fprintf(stderr, "ringbench: error: %s\n", reason.c_str());
+    return exit_code::kBadInput;
+  }
   MpiBootstrap mpi(&argc, &argv);
   const bool root = mpi.rank() == 0;
   if (std::string mismatch = mpi.launch_mismatch(); !mismatch.empty()) {

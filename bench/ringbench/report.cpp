@@ -39,8 +39,8 @@ void Report::header(const RunHeader& h) {
                    "link = bound bytes at that bandwidth; "
                    "eff = link / avg\n");
   if (h.plain_pair_GBps > 0)
-    fmt::print(out_, "# plain TCP    : one blocking loopback socket pair, 1 MiB writes (not our transport): {:.2f} GB/s\n",
-               h.plain_pair_GBps);
+    fmt::print(out_, "# plain TCP    : one blocking socket pair, 1 MiB writes (not our transport), {}: {:.2f} GB/s\n",
+               h.plain_pair_path, h.plain_pair_GBps);
   std::fflush(out_);
 }
 

@@ -20,6 +20,7 @@ struct RunHeader {
   std::string interface;        // "lo (127.0.0.1)"
   std::string mpi_library;
   double plain_pair_GBps = 0;   // plain blocking TCP pair, 1 MiB writes
+  std::string plain_pair_path;  // "loopback on vm", "h1 -> h2 (10.200.0.2)"
 };
 
 class Report {

@@ -38,7 +38,8 @@ const results::Table& runs_table() {
           {"timing_method", ColumnType::String, "", "how calls were timed"},
           {"command_line", ColumnType::String, "", "rank 0's command line"},
           {"interface", ColumnType::String, "", "network interface the ranks used"},
-          {"plain_pair_GBps", ColumnType::Float64, "GB/s (1e9 B/s)", "blocking loopback TCP pair, 1 MiB writes"},
+          {"plain_pair_GBps", ColumnType::Float64, "GB/s (1e9 B/s)", "plain blocking TCP pair, 1 MiB writes"},
+          {"plain_pair_path", ColumnType::String, "", "where the plain pair ran: loopback on HOST, or HOST -> HOST (ip)"},
           {"exit_status", ColumnType::String, "", "running, ok, failed: <reason>"},
       },
       "one row per ringbench run"};
@@ -86,7 +87,7 @@ const results::Table& results_table() {
 results::Row to_row(const RunRecord& r) {
   return {r.run_id,       r.start_utc,      r.end_utc, r.version,   r.git_revision, r.mpi_library,
           r.mca_parameters, int64_t{r.world_size}, r.hosts, r.cpu_model, r.kernel,   r.socket_buffers,
-          r.timing_method, r.command_line,   r.interface, r.plain_pair_GBps, r.exit_status};
+          r.timing_method, r.command_line,   r.interface, r.plain_pair_GBps, r.plain_pair_path, r.exit_status};
 }
 
 results::Row to_row(const std::string& run_id, const SizeResult& s, const BenchOptions& options, int n) {

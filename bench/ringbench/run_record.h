@@ -30,6 +30,7 @@ struct RunRecord {
   std::string command_line;
   std::string interface;
   double plain_pair_GBps = 0;
+  std::string plain_pair_path;
   std::string exit_status = "running";
 };
 
