@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "error.h"
+#include "strangers.h"
 
 namespace ringbench {
 
@@ -15,6 +16,14 @@ Communicator::Communicator(int rank, int size, TransportOptions options)
     : rank_(rank), size_(size), options_(std::move(options)) {}
 
 Communicator::~Communicator() { say_goodbye(); }
+
+StrangerDoor& Communicator::strangers() {
+  if (!strangers_)
+    strangers_ = std::make_unique<StrangerDoor>(listener_.get(), cards_.empty() ? 0 : cards_[0].secret_proposal, rank_,
+                                                size_, options_.stranger_grace,
+                                                [this](std::string_view line) { log(line); });
+  return *strangers_;
+}
 
 void Communicator::log(std::string_view line) const {
   if (options_.log) {

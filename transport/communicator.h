@@ -72,6 +72,8 @@ struct KernelCheck {
   bool ok() const { return ours_sent == kernel_sent && ours_received == kernel_received; }
 };
 
+class StrangerDoor;
+
 class Communicator {
  public:
   // Publishes this rank through the bootstrap (one allgather), then connects to every other rank
@@ -127,6 +129,8 @@ class Communicator {
   Connection& peer(int rank);
   // Remembers the failure and sends an Abort notice to every peer it can reach (abort.cpp).
   void abort_job(const TransportError& failure);
+  // The door for strangers that connect after set-up (strangers.h), made on first use.
+  StrangerDoor& strangers();
   // After a clean run: a Bye on every connection, so peers do not take our exit for a death.
   void say_goodbye();
 
@@ -141,6 +145,7 @@ class Communicator {
   uint64_t sequence_ = 0;
   std::vector<std::byte> scratch_;
   std::optional<TransportError> failure_;
+  std::unique_ptr<StrangerDoor> strangers_;
 
   friend class MeshBuilder;
 };

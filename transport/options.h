@@ -33,10 +33,13 @@ struct TransportOptions {
   // While a call makes no progress, a watchdog line names what it waits on every this often
   // ("rank 1 waiting 10 s on rank 2 in ring allreduce step 3/6"); zero for none.
   std::chrono::milliseconds watchdog_interval = std::chrono::seconds(5);
-  // Fault injection (bench/ringbench/fault_injection.*, tests): called on entering the progress loop
-  // for collective call `sequence` and again the first time that call has to wait for a peer, so
-  // a fault can strike mid-collective. Empty: no faults.
-  std::function<void(uint64_t sequence, bool waiting)> fault_hook;
+  // Fault injection (bench/ringbench/fault_injection.*, tests): called by rank `rank` on entering the
+  // progress loop for collective call `sequence` and again the first time that call has to wait for
+  // a peer, so a fault can strike mid-collective. Empty: no faults.
+  std::function<void(int rank, uint64_t sequence, bool waiting)> fault_hook;
+  // After set-up the listener stays open: strangers that connect are read for at most this long,
+  // then closed and logged (strangers.cpp). At most kMaxStrangers are held at once.
+  std::chrono::milliseconds stranger_grace = std::chrono::seconds(2);
   // Where the transport's log lines go (interface choice, rejected strangers). Default: stderr.
   std::function<void(std::string_view)> log;
 };

@@ -34,6 +34,7 @@
 #include "communicator.h"
 #include "error.h"
 #include "liveness.h"
+#include "strangers.h"
 #include "wire.h"
 
 namespace ringbench {
@@ -97,8 +98,9 @@ bool is_connection_loss(const TransportError& e) {
 
 class Loop {
  public:
-  Loop(Communicator& comm, std::vector<std::unique_ptr<Connection>>& connections, const StepContext& where)
-      : comm_(comm), connections_(connections), options_(comm.options()), where_(where), rank_(comm.rank()),
+  Loop(Communicator& comm, std::vector<std::unique_ptr<Connection>>& connections, StrangerDoor& strangers,
+       const StepContext& where)
+      : comm_(comm), connections_(connections), strangers_(strangers), options_(comm.options()), where_(where), rank_(comm.rank()),
         heartbeat_(liveness::heartbeat_interval(options_.timeout)), grace_(liveness::close_grace(options_.timeout)),
         reading_(connections.size()), pending_data_(connections.size()) {}
 
@@ -131,11 +133,15 @@ class Loop {
 
   Communicator& comm_;
   std::vector<std::unique_ptr<Connection>>& connections_;
+  StrangerDoor& strangers_;
   const TransportOptions& options_;
   const StepContext& where_;
   int rank_;
   std::chrono::milliseconds heartbeat_, grace_;
   Clock::time_point entered_, last_progress_, next_watchdog_;
+  // Silence is measured from no earlier than this: the call's start, or the moment this rank
+  // resumed after being stopped itself (then it was the silent one, not its peers).
+  Clock::time_point heard_floor_, last_check_;
   std::vector<char> reading_;       // by peer: this call reads frames from it
   std::vector<char> pending_data_;  // by peer: a data frame waits unread (the peer is ahead): alive
 };
@@ -335,6 +341,8 @@ uint32_t Loop::current_step() const {
 
 void Loop::check_liveness(Clock::time_point now) {
   const auto timeout = options_.timeout;
+  if (now - last_check_ > 2 * heartbeat_ + std::chrono::milliseconds(500)) heard_floor_ = now;
+  last_check_ = now;
   // 1. A peer that closed without a Bye, confirmed once no Abort explained it within the grace.
   Connection* closed = nullptr;
   for (auto& c : connections_)
@@ -353,7 +361,7 @@ void Loop::check_liveness(Clock::time_point now) {
   bool all_recent = true;
   for (auto& c : connections_) {
     if (!c || c->departed() || !usable(*c) || pending_data_[c->peer_rank()]) continue;
-    auto silent = now - std::max(c->last_received(), entered_);
+    auto silent = now - std::max(c->last_received(), heard_floor_);
     if (silent >= liveness::recently(timeout)) all_recent = false;
     if (mid_frame_from(c->peer_rank())) {
       if (silent >= timeout + grace_ && silent > weak_for) weak = c.get(), weak_for = silent;
@@ -421,9 +429,9 @@ void Loop::fail(TransportErrorKind kind, int failed, int detected_by, int report
 }
 
 void Loop::run() {
-  entered_ = last_progress_ = Clock::now();
+  entered_ = last_progress_ = heard_floor_ = last_check_ = Clock::now();
   next_watchdog_ = entered_ + options_.watchdog_interval;
-  if (options_.fault_hook) options_.fault_hook(comm_.sequence(), false);
+  if (options_.fault_hook) options_.fault_hook(rank_, comm_.sequence(), false);
   bool waited = false;
   std::vector<pollfd> fds;
   std::vector<Connection*> watched;
@@ -457,8 +465,9 @@ void Loop::run() {
     }
     if (!waited && options_.fault_hook) {
       waited = true;
-      options_.fault_hook(comm_.sequence(), true);
+      options_.fault_hook(rank_, comm_.sequence(), true);
       now = Clock::now();
+      continue;  // after a stall, take in what arrived meanwhile before judging anyone
     }
     std::fill(reading_.begin(), reading_.end(), 0);
     for (auto& r : recvs)
@@ -484,9 +493,12 @@ void Loop::run() {
       fds.push_back({c->fd(), events, 0});
       watched.push_back(c.get());
     }
+    const size_t first_door = fds.size();
+    strangers_.add_poll_fds(fds);
     // Short waits: liveness is re-evaluated a few times a second even when nothing arrives.
     ::poll(fds.data(), fds.size(), 200);
-    for (size_t i = first_watched; i < fds.size(); ++i) {
+    strangers_.service();
+    for (size_t i = first_watched; i < first_door; ++i) {
       if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       Connection& c = *watched[i - first_watched];
       if (reading_[c.peer_rank()] || c.departed()) continue;
@@ -517,7 +529,7 @@ SendState make_send(Connection& connection, const SendSpec& spec, uint64_t seque
 
 void Communicator::exchange(std::span<const SendSpec> sends, std::span<RecvSpec> receives, const StepContext& where) {
   if (failure_) throw *failure_;
-  Loop loop(*this, connections_, where);
+  Loop loop(*this, connections_, strangers(), where);
   loop.sends.reserve(sends.size());
   loop.recvs.reserve(receives.size());
   for (const auto& s : sends) loop.sends.push_back(make_send(peer(s.peer), s, sequence_));
@@ -532,7 +544,7 @@ void Communicator::exchange(std::span<const SendSpec> sends, std::span<RecvSpec>
 
 void Communicator::ring_stream(std::span<const SendSpec> sends, std::span<RecvSpec> receives, const StepContext& where) {
   if (failure_) throw *failure_;
-  Loop loop(*this, connections_, where);
+  Loop loop(*this, connections_, strangers(), where);
   loop.sends.reserve(sends.size());
   loop.recvs.reserve(receives.size());
   for (size_t k = 0; k < sends.size(); ++k) {

@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <numeric>
 
@@ -10,14 +11,28 @@
 namespace ringbench {
 
 MpiBootstrap::MpiBootstrap(int* argc, char*** argv) {
+  try {
+    file_ = FileBootstrap::from_environment();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ringbench: error: %s\n", e.what());
+    std::exit(2);
+  }
+  if (file_) {
+    rank_ = file_->rank();
+    size_ = file_->size();
+    return;
+  }
   MPI_Init(argc, argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
 }
 
-MpiBootstrap::~MpiBootstrap() { MPI_Finalize(); }
+MpiBootstrap::~MpiBootstrap() {
+  if (!file_) MPI_Finalize();
+}
 
 std::vector<std::string> MpiBootstrap::allgather(const std::string& mine) {
+  if (file_) return file_->allgather(mine);
   // Cards differ in length: gather lengths padded into one fixed slot size agreed by MPI_Allreduce
   // would be a second collective, so pad to a generous fixed size instead and check it.
   constexpr int kSlot = 4096;
@@ -32,6 +47,7 @@ std::vector<std::string> MpiBootstrap::allgather(const std::string& mine) {
 }
 
 std::string MpiBootstrap::library_version() const {
+  if (file_) return "none (file bootstrap, RINGBENCH_BOOTSTRAP_DIR)";
   char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int length = 0;
   MPI_Get_library_version(text, &length);
@@ -41,11 +57,13 @@ std::string MpiBootstrap::library_version() const {
 }
 
 void MpiBootstrap::abort(int exit_code) {
+  if (file_) std::exit(exit_code);
   MPI_Abort(MPI_COMM_WORLD, exit_code);
   std::exit(exit_code);
 }
 
 std::string MpiBootstrap::launch_mismatch() const {
+  if (file_) return {};
   auto number = [](const char* name) -> int {
     const char* value = std::getenv(name);
     return value ? std::atoi(value) : 0;

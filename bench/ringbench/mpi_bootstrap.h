@@ -3,13 +3,19 @@
 // rank's published address, MPI_Finalize. (The `mpi` baseline rows call the MPI library's own
 // collectives, and are labelled as such.)
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "transport/bootstrap.h"
+#include "transport/file_bootstrap.h"
 
 namespace ringbench {
 
+// With RINGBENCH_BOOTSTRAP_DIR (and RINGBENCH_RANK, RINGBENCH_SIZE) set, MPI is not used at all:
+// the address exchange goes through files (transport/file_bootstrap.h). The fault tests launch
+// ranks that way so that no MPI launcher kills the survivors of a failure before they detect it;
+// the `mpi` baseline rows need MPI and are not available then (uses_mpi() is false).
 class MpiBootstrap : public Bootstrap {
  public:
   MpiBootstrap(int* argc, char*** argv);  // MPI_Init
@@ -30,7 +36,10 @@ class MpiBootstrap : public Bootstrap {
   // (mpirun of another MPI, srun without --mpi=pmix): the reason, or empty when consistent.
   std::string launch_mismatch() const;
 
+  bool uses_mpi() const { return !file_; }
+
  private:
+  std::optional<FileBootstrap> file_;
   int rank_ = 0;
   int size_ = 1;
 };

@@ -1,0 +1,90 @@
+#include "fault_injection.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <regex>
+#include <thread>
+
+#include <fmt/format.h>
+
+namespace ringbench {
+
+std::optional<Fault> parse_fault(const std::string& spec, std::string* error) {
+  static const std::regex kill_or_stall(R"((kill|stall):(\d{1,6})@(\d{1,12})(?::([0-9]*\.?[0-9]+))?)");
+  static const std::regex slow(R"(slow:(\d{1,6}):([0-9]*\.?[0-9]+))");
+  std::smatch m;
+  Fault f{};
+  if (std::regex_match(spec, m, kill_or_stall)) {
+    f.kind = m[1] == "kill" ? Fault::Kind::Kill : Fault::Kind::Stall;
+    f.rank = std::stoi(m[2]);
+    f.call = std::stoull(m[3]);
+    if (f.kind == Fault::Kind::Kill && m[4].matched) {
+      *error = fmt::format("--inject {}: kill takes no SECONDS (kill:RANK@CALL)", spec);
+      return std::nullopt;
+    }
+    if (f.kind == Fault::Kind::Stall) {
+      if (!m[4].matched || (f.seconds = std::stod(m[4])) <= 0) {
+        *error = fmt::format("--inject {}: stall needs positive SECONDS (stall:RANK@CALL:SECONDS)", spec);
+        return std::nullopt;
+      }
+    }
+    return f;
+  }
+  if (std::regex_match(spec, m, slow)) {
+    f.kind = Fault::Kind::Slow;
+    f.rank = std::stoi(m[1]);
+    f.factor = std::stod(m[2]);
+    if (f.factor < 1) {
+      *error = fmt::format("--inject {}: FACTOR must be at least 1", spec);
+      return std::nullopt;
+    }
+    return f;
+  }
+  *error = fmt::format("--inject {}: expected kill:RANK@CALL, stall:RANK@CALL:SECONDS or slow:RANK:FACTOR", spec);
+  return std::nullopt;
+}
+
+std::function<void(int, uint64_t, bool)> fault_hook(std::vector<Fault> faults) {
+  if (faults.empty()) return {};
+  struct State {
+    std::vector<Fault> faults;
+    std::vector<bool> fired;
+    std::chrono::steady_clock::time_point previous{};
+  };
+  auto state = std::make_shared<State>(State{faults, std::vector<bool>(faults.size()), {}});
+  return [state](int rank, uint64_t sequence, bool waiting) {
+    using namespace std::chrono;
+    for (size_t i = 0; i < state->faults.size(); ++i) {
+      const Fault& f = state->faults[i];
+      if (f.rank != rank) continue;
+      if (f.kind == Fault::Kind::Slow) {
+        if (waiting) continue;
+        auto now = steady_clock::now();
+        if (state->previous != steady_clock::time_point{}) {
+          auto delay = duration_cast<microseconds>((now - state->previous) * (f.factor - 1));
+          std::this_thread::sleep_for(std::min<microseconds>(delay, seconds(2)));
+        }
+        state->previous = steady_clock::now();
+        continue;
+      }
+      // Strike mid-call: when call f.call first waits, or at the next call if it never waited.
+      if (state->fired[i] || sequence < f.call || (sequence == f.call && !waiting)) continue;
+      state->fired[i] = true;
+      if (f.kind == Fault::Kind::Kill) {
+        auto line = fmt::format("ringbench rank {}: --inject kill: exiting abruptly in collective call {}\n", rank, sequence);
+        (void)!::write(STDERR_FILENO, line.data(), line.size());
+        ::raise(SIGKILL);
+      }
+      auto line = fmt::format("ringbench rank {}: --inject stall: frozen for {} s in collective call {}\n", rank,
+                              f.seconds, sequence);
+      (void)!::write(STDERR_FILENO, line.data(), line.size());
+      std::this_thread::sleep_for(duration<double>(f.seconds));
+    }
+  };
+}
+
+}  // namespace ringbench

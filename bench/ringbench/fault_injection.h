@@ -1,0 +1,34 @@
+#pragma once
+// --inject: faults ringbench plays on itself, for demos and tests (the fault tests also signal
+// ranks from outside, which needs no flag).
+//   kill:RANK@CALL           rank RANK exits abruptly (SIGKILL on itself) in its collective call
+//                            number CALL (every collective counts, barriers included), once that
+//                            call has started moving bytes and has to wait
+//   stall:RANK@CALL:SECONDS  rank RANK freezes for SECONDS at the same point (no bytes, no heartbeats,
+//                            like SIGSTOP), then carries on
+//   slow:RANK:FACTOR         rank RANK is a straggler: before each collective call it sleeps
+//                            (FACTOR - 1) x the time since its previous call began
+// Parsed by the CLI before any socket opens; a bad spec is bad input (exit 2).
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ringbench {
+
+struct Fault {
+  enum class Kind { Kill, Stall, Slow } kind;
+  int rank = 0;
+  uint64_t call = 0;     // kill, stall
+  double seconds = 0;    // stall
+  double factor = 1;     // slow
+};
+
+// The fault, or nullopt with `error` saying what is wrong with `spec`.
+std::optional<Fault> parse_fault(const std::string& spec, std::string* error);
+// The hook for TransportOptions::fault_hook that plays `faults`.
+std::function<void(int rank, uint64_t sequence, bool waiting)> fault_hook(std::vector<Fault> faults);
+
+}  // namespace ringbench
