@@ -383,8 +383,9 @@ void Loop::check_liveness(Clock::time_point now) {
 }
 
 void Loop::watchdog(Clock::time_point now) {
-  if (options_.watchdog_interval.count() <= 0 || now < next_watchdog_) return;
-  next_watchdog_ += options_.watchdog_interval;
+  if (options_.watchdog_interval.count() <= 0 || now < next_watchdog_ || now - last_progress_ < options_.watchdog_interval)
+    return;
+  next_watchdog_ = now + options_.watchdog_interval;
   // Name the longest-silent peer if one is suspicious, else the one this call waits on.
   int peer = waited_peer();
   Clock::duration longest{};
