@@ -33,6 +33,7 @@ CollectiveCost CostModel::cost(Op op, Algorithm algorithm, const Batch& batch, u
   loads_.clear();
   Traffic traffic(fabric_, loads_);
   double alpha_us = 0;
+  bool phased = false;
   for (const auto& g : batch) {
     if (g.size() < 2) continue;
     const algorithms::Steps steps = algorithms::run(algorithm, g, op, static_cast<double>(bytes), traffic);
@@ -43,8 +44,15 @@ CollectiveCost CostModel::cost(Op op, Algorithm algorithm, const Batch& batch, u
       return out;
     }
     alpha_us = std::max(alpha_us, steps.latency_us);
+    phased = phased || steps.phased;
   }
-  const LinkLoads::Bottleneck b = loads_.bottleneck(fabric_);
+  LinkLoads::Bottleneck b = loads_.bottleneck(fabric_);
+  if (phased && phases_ == Phases::Sequential) {
+    const int split = fabric_.scale_up_links();
+    const auto up = loads_.bottleneck(fabric_, 0, split);
+    const auto net = loads_.bottleneck(fabric_, split, static_cast<int>(fabric_.links()));
+    b.seconds = up.seconds + net.seconds;  // b.link stays the busiest link overall
+  }
   out.latency_us = cluster().launch_overhead_us + alpha_us;
   out.bandwidth_us = b.seconds * 1e6;
   out.time_us = out.latency_us + out.bandwidth_us;

@@ -49,6 +49,17 @@ class CostModel {
  public:
   explicit CostModel(const Cluster& cluster);  // validates the cluster (InputError)
 
+  // How algorithms with a scale-up phase and a network phase (hierarchical; in-switch reduction
+  // across islands) are costed. Overlapped: NCCL-style chunk pipelining hides the shorter phase
+  // completely (max over all links), part 1's default and what `topomodel collective` shows.
+  // Sequential: the phases add (busiest scale-up port + busiest network link). The training-step
+  // model uses Sequential: with full overlap a 16-GPU all-reduce over two DGX A100 would reach
+  // 250 GB/s busbw, above the 232 GB/s of one node's NVLink alone, which nccl-tests never shows
+  // across nodes; at the tens of MB of a TP all-reduce the pipeline's fill and drain are not hidden.
+  enum class Phases { Overlapped, Sequential };
+  void set_phases(Phases phases) { phases_ = phases; }
+  Phases phases() const { return phases_; }
+
   const Cluster& cluster() const { return fabric_.cluster(); }
   const Fabric& fabric() const { return fabric_; }
 
@@ -66,6 +77,7 @@ class CostModel {
  private:
   Fabric fabric_;
   LinkLoads loads_;
+  Phases phases_ = Phases::Overlapped;
 };
 
 // Index of the fastest applicable entry, or -1 if none applies.

@@ -65,6 +65,16 @@ LinkLoads::Bottleneck LinkLoads::bottleneck(const Fabric& fabric) const {
   return worst;
 }
 
+LinkLoads::Bottleneck LinkLoads::bottleneck(const Fabric& fabric, int first, int last) const {
+  Bottleneck worst;
+  for (int link : touched_) {
+    if (link < first || link >= last) continue;
+    const double s = bytes_[static_cast<size_t>(link)] / fabric.capacity(link);
+    if (s > worst.seconds) worst = {s, link};
+  }
+  return worst;
+}
+
 void Traffic::scale_up_tx(int gpu, double bytes, double weight) {
   if (bytes <= 0) return;
   loads_.add(fabric_.gpu_tx(gpu), bytes * weight);

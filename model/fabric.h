@@ -42,6 +42,8 @@ class Fabric {
   int pod_up(int pod) const { return 2 * (gpus_ + nics_ + leaves_) + pod; }
   int pod_down(int pod) const { return 2 * (gpus_ + nics_ + leaves_) + pods_ + pod; }
   size_t links() const { return capacity_.size(); }
+  // Links [0, scale_up_links()) are GPU scale-up ports; the rest are NICs, leaves and pods.
+  int scale_up_links() const { return 2 * gpus_; }
 
   // Achievable capacity in bytes/s (line rate x fitted efficiency).
   double capacity(int link) const { return capacity_[static_cast<size_t>(link)]; }
@@ -70,6 +72,8 @@ class LinkLoads {
     int link = -1;       // -1 when no link carries bytes
   };
   Bottleneck bottleneck(const Fabric& fabric) const;
+  // The busiest link among ids [first, last) only (e.g. the scale-up ports [0, 2 x gpus)).
+  Bottleneck bottleneck(const Fabric& fabric, int first, int last) const;
 
  private:
   std::vector<double> bytes_;

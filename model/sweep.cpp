@@ -73,11 +73,27 @@ PlacementResult evaluate_cached(BatchCache& cache, const Workload& workload, con
   r.dp_each = cache.each(Op::AllReduce, r.traffic.dp_bytes, p, Dim::DP);
   r.tp = best_of(r.tp_each);
   r.dp = best_of(r.dp_each);
+  const StepTraffic& tr = r.traffic;
+  if (tr.tp_sequence_parallel) {
+    const CollectiveCost rs = best_of(cache.each(Op::ReduceScatter, tr.tp_bytes, p, Dim::TP));
+    const CollectiveCost ag = best_of(cache.each(Op::AllGather, tr.tp_bytes, p, Dim::TP));
+    r.tp = rs;
+    r.tp.time_us = rs.time_us + ag.time_us;
+    r.tp.latency_us = rs.latency_us + ag.latency_us;
+    r.tp.bandwidth_us = rs.bandwidth_us + ag.bandwidth_us;
+  }
+  const Op dp_op = tr.dp_sharded ? Op::ReduceScatter : Op::AllReduce;
+  if (tr.dp_sharded) {
+    r.dp = best_of(cache.each(Op::ReduceScatter, tr.dp_bytes, p, Dim::DP));
+    r.dp_gather = best_of(cache.each(Op::AllGather, tr.dp_bytes, p, Dim::DP));
+  }
+  if (tr.dp_bucket_bytes > 0) r.dp_bucket = best_of(cache.each(dp_op, std::min(tr.dp_bucket_bytes, tr.dp_bytes), p, Dim::DP));
   r.pp = best_of(cache.each(Op::SendRecv, r.traffic.pp_bytes, p, Dim::PP));
   r.cp = best_of(cache.each(Op::AllGather, r.traffic.cp_bytes, p, Dim::CP));
   r.ep = best_of(cache.each(Op::AllToAll, r.traffic.ep_bytes, p, Dim::EP));
   const StepTraffic& t = r.traffic;
-  r.step_comm_us = t.tp_per_step * r.tp.time_us + t.dp_per_step * r.dp.time_us + t.pp_per_step * r.pp.time_us +
+  r.step_comm_us = t.tp_per_step * r.tp.time_us + t.dp_per_step * (r.dp.time_us + r.dp_gather.time_us) +
+                   t.pp_per_step * r.pp.time_us +
                    t.cp_per_step * r.cp.time_us + t.ep_per_step * r.ep.time_us;
   return r;
 }

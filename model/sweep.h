@@ -33,6 +33,10 @@ struct StepTraffic {
   double cp_per_step = 0;
   uint64_t ep_bytes = 0;
   double ep_per_step = 0;
+  // Issue 7's transformer workload (step.h) sets these; part 1's MessageWorkload leaves them off.
+  bool tp_sequence_parallel = false;  // each TP all-reduce is a reduce-scatter + all-gather of tp_bytes
+  bool dp_sharded = false;            // DP is a reduce-scatter of gradients + all-gather of parameters
+  uint64_t dp_bucket_bytes = 0;       // > 0: also cost one bucket's DP reduction (overlap model)
 };
 
 class Workload {
@@ -66,6 +70,10 @@ struct PlacementResult {
   StepTraffic traffic;
   // The fastest algorithm for each batch, and every algorithm (in algorithms_for order).
   CollectiveCost tp, dp, pp, cp, ep;
+  // With tp_sequence_parallel, tp.time_us is reduce-scatter + all-gather (tp.algorithm the
+  // reduce-scatter's); with dp_sharded, dp is the gradient reduce-scatter and dp_gather the
+  // parameter all-gather; dp_bucket is one bucket's reduction (all-reduce or reduce-scatter).
+  CollectiveCost dp_gather, dp_bucket;
   std::vector<CollectiveCost> tp_each, dp_each;
   int tp_islands = 1;        // islands one TP group spans
   double step_comm_us = 0;   // with the fastest algorithm per batch

@@ -23,8 +23,12 @@ struct Steps {
   bool applicable = true;
   double latency_us = 0;
   std::string why_not;  // when !applicable: one phrase, e.g. "needs a power-of-two group"
+  // The algorithm runs a scale-up phase and a network phase one after the other (hierarchical,
+  // in-switch across islands). Costed as overlapped (max over all links) or sequential (the
+  // scale-up bottleneck plus the network bottleneck), see CostModel::Phases.
+  bool phased = false;
 
-  static Steps not_applicable(std::string why) { return {false, 0, std::move(why)}; }
+  static Steps not_applicable(std::string why) { return {false, 0, std::move(why), false}; }
 };
 
 Steps ring(const GroupLayout& g, Op op, double bytes, Traffic& t);

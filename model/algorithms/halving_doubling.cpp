@@ -36,7 +36,9 @@ Steps halving_doubling(const GroupLayout& g, Op op, double bytes, Traffic& t) {
     }
     latency += passes * alpha;
   }
-  return {true, latency, {}};
+  // Each step needs the previous one's result: across islands the NIC step cannot overlap the
+  // NVLink steps, so it is a phased algorithm (CostModel::Phases).
+  return {true, latency, {}, g.islands() > 1};
 }
 
 }  // namespace ringbench::model::algorithms

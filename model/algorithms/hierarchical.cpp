@@ -42,7 +42,7 @@ Steps hierarchical(const GroupLayout& g, Op op, double bytes, Traffic& t) {
     }
   }
   const double latency = phases * ((k - 1) * c.scale_up.latency_us + (islands - 1) * alpha_net);
-  return {true, latency, {}};
+  return {true, latency, {}, true};
 }
 
 }  // namespace ringbench::model::algorithms

@@ -53,7 +53,7 @@ Steps in_switch(const GroupLayout& g, Op op, double bytes, Traffic& t) {
     }
     latency += phases * (islands - 1) * alpha_net;
   }
-  return {true, latency, {}};
+  return {true, latency, {}, islands > 1};
 }
 
 }  // namespace ringbench::model::algorithms

@@ -1,0 +1,125 @@
+#pragma once
+// The training-step model: a transformer (workload.h) on a placement (placement.h) on a cluster,
+// turned into step time, throughput, MFU/HFU and memory per GPU.
+//
+// Per step, for one GPU (N GPUs; m = global_batch / (micro_batch x dp x ep) micro-batches per
+// pipeline; v virtual stages per GPU, 1 for 1F1B):
+//
+//   compute  = hardware FLOPs per step / N / (peak x achieved fraction)   (fraction: published_runs)
+//   tp       = m x layers/pp x (4, or 6 with full recomputation) x one TP all-reduce of b s h bytes
+//              (or reduce-scatter + all-gather with sequence parallelism): on the critical path
+//   cp       = m x layers/pp x (2, 3 with full recomputation) x one CP all-gather of K and V
+//   ep       = m x layers/pp x (4, 6 with full recomputation) x one EP all-to-all of b s k h bytes
+//   pp       = 2 x v x m sends of b s h / tp bytes (Megatron's scatter/gather optimisation)
+//   busy     = compute + tp + cp + ep + pp
+//   bubble   = (pp-1) / (v m) x busy            i.e. (p-1)/(m+p-1) of the step for 1F1B
+//   dp       = gradient all-reduce of params/(tp pp) x grad_reduce_bytes (or reduce-scatter +
+//              all-gather when sharded), bucketed: only buckets finishing after the last
+//              micro-batch's backward are exposed:
+//                exposed = max(one bucket, dp_reduce - backward of one micro-batch) + all-gather
+//              (everything exposed when dp_overlap is off, as with Megatron-LM 2021's local DDP)
+//   step     = busy + bubble + exposed dp
+//
+// Every collective is costed with all groups of its kind at the same moment (collective_cost.h),
+// with sequential phases for hierarchical algorithms (CostModel::Phases). Not modelled: the
+// optimizer step, data loading, kernel-level overlap of TP or PP communication with compute,
+// load imbalance of the embedding and logits stages, stragglers.
+
+#include <string>
+#include <vector>
+
+#include "collective_cost.h"
+#include "placement.h"
+#include "sweep.h"
+#include "workload.h"
+
+namespace ringbench::model {
+
+struct TrainingConfig {
+  int global_batch = 1536;   // sequences per step
+  int micro_batch = 1;       // sequences per micro-batch
+  int virtual_stages = 1;    // interleaved schedule: model chunks per GPU (1 = plain 1F1B)
+  Recompute recompute = Recompute::Full;
+  bool sequence_parallel = false;
+  bool distributed_optimizer = false;  // ZeRO-1 style: optimizer state sharded over DP
+  bool dp_overlap = true;               // bucketed gradient reduction overlapped with backward
+  double bucket_params = 40e6;          // Megatron-LM's default DDP bucket (40M parameters)
+  // Bytes per parameter held (Megatron-LM mixed precision: bf16 weights 2, fp32 main grads 4,
+  // fp32 master weights + Adam m and v 12; the distributed optimizer shards the 12 over DP).
+  double weight_bytes = 2, grad_bytes = 4, optimizer_bytes = 12;
+  double usable_memory_fraction = 0.92;  // of HBM, after CUDA context and allocator fragmentation
+};
+
+struct MemoryUse {
+  double weights_GB = 0, grads_GB = 0, optimizer_GB = 0, activations_GB = 0, total_GB = 0;
+  double usable_GB = 0;
+  bool fits() const { return total_GB <= usable_GB; }
+};
+
+struct StepResult {
+  Placement placement;
+  TrainingConfig config;
+  PlacementResult comm;      // the collectives, as the sweep costs them
+  int microbatches = 0;      // m
+  double compute_us = 0, tp_us = 0, cp_us = 0, ep_us = 0, pp_us = 0, bubble_us = 0;
+  double dp_total_us = 0;    // the whole DP reduction (+ gather)
+  double dp_exposed_us = 0;
+  double step_us = 0;
+  double tokens_per_s = 0;
+  double model_tflops_per_gpu = 0;     // MFU convention
+  double hardware_tflops_per_gpu = 0;  // HFU convention (counts recomputation)
+  double mfu = 0, hfu = 0;             // of the GPU's peak
+  MemoryUse memory;
+};
+
+// The achieved fraction of peak for the cluster's GPU (published_runs.cpp).
+double compute_efficiency(const std::string& gpu);
+
+// Checks that the placement can run the workload at all (heads and layers divisible, batch
+// divisible); on failure `why` names the constraint.
+bool divisible(const Transformer& m, const TrainingConfig& c, const Placement& p, std::string& why);
+
+MemoryUse memory_use(const Transformer& m, const TrainingConfig& c, const Placement& p, const GpuSpec& gpu);
+
+// The workload the sweep machinery costs: traffic from the transformer; fits() checks divisibility
+// and memory and records every rejection.
+class TransformerWorkload : public Workload {
+ public:
+  TransformerWorkload(Transformer m, TrainingConfig c, GpuSpec gpu, bool check_memory = true);
+  bool fits(const Placement& p, std::string& why) const override;
+  StepTraffic traffic(const Placement& p) const override;
+
+  struct Rejection {
+    Placement placement;
+    int micro_batch;
+    std::string why;
+  };
+  const std::vector<Rejection>& rejections() const { return rejected_; }
+
+ private:
+  Transformer model_;
+  TrainingConfig config_;
+  GpuSpec gpu_;
+  bool check_memory_;
+  mutable std::vector<Rejection> rejected_;
+};
+
+// One placement's step. The cost model is switched to sequential phases for the call.
+// InputError if the placement does not divide the workload (memory is reported, not enforced).
+StepResult step(CostModel& model, const Transformer& m, const TrainingConfig& c, const Placement& p);
+
+// The step time of an already-costed placement (no collective costing).
+StepResult step_from(const PlacementResult& comm, const Transformer& m, const TrainingConfig& c, const GpuSpec& gpu,
+                     double efficiency);
+
+struct StepSweep {
+  std::vector<StepResult> results;  // fastest step first
+  std::vector<TransformerWorkload::Rejection> rejected;
+};
+
+// Every (tp, pp, dp, order) x micro-batch in `micro_batches` that divides and fits in memory,
+// ranked by step time. InputError if none fits.
+StepSweep step_sweep(CostModel& model, const Transformer& m, const TrainingConfig& c, int gpus,
+                     const std::vector<int>& micro_batches, const SweepOptions& options = {});
+
+}  // namespace ringbench::model
