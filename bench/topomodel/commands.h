@@ -36,5 +36,7 @@ void add_clusters_command(CLI::App& app, Context& context);
 void add_collective_command(CLI::App& app, Context& context);
 void add_sweep_command(CLI::App& app, Context& context);
 void add_validate_command(CLI::App& app, Context& context);
+void add_step_command(CLI::App& app, Context& context);
+void add_failures_command(CLI::App& app, Context& context);
 
 }  // namespace ringbench::topomodel

@@ -3,7 +3,10 @@
 //   topomodel clusters                       presets and their levels
 //   topomodel collective --cluster ... --op allreduce --bytes 1G --group tp=8
 //   topomodel sweep --cluster dgx-h100 --gpus 1024 ...
-//   topomodel validate                       the model against published measurements
+//   topomodel validate                       the model against published measurements and runs
+//   topomodel step --cluster dgx-a100 --gpus 1024 --model gpt3-175b --tp 8 --pp 8
+//   topomodel sweep ... --model gpt3-175b     placements ranked by training-step time
+//   topomodel failures --cluster dgx-h100 --gpus 16384 --tp 8 --pp 16
 //
 // Exit status: 0 success, 1 a checked validation case off by more than 20% or the results file
 // could not be written, 2 bad input (one line on stderr naming the flag or field).
@@ -29,6 +32,8 @@ int main(int argc, char** argv) {
   add_collective_command(app, context);
   add_sweep_command(app, context);
   add_validate_command(app, context);
+  add_step_command(app, context);
+  add_failures_command(app, context);
 
   try {
     app.parse(argc, argv);

@@ -87,3 +87,156 @@ void print_validation_table(const std::vector<model::ValidationRow>& rows) {
 }
 
 }  // namespace ringbench::topomodel
+
+namespace ringbench::topomodel {
+
+void print_workload_lines(const model::Transformer& m, const model::TrainingConfig& c, const model::Cluster& cluster) {
+  const model::GpuSpec gpu = model::gpu_spec(cluster.gpu);
+  fmt::print("# model     {}: {:.1f}e9 params, {} layers, hidden {}, {} heads, seq {}, vocab {}\n", m.name,
+             m.params() / 1e9, m.layers, m.hidden, m.heads, m.sequence, m.vocab);
+  fmt::print("# training  global batch {} sequences ({:.3g} tokens), recompute {}, sequence parallel {}, "
+             "distributed optimizer {}, dp overlap {}, virtual stages {}\n",
+             c.global_batch, static_cast<double>(c.global_batch) * m.sequence, model::to_string(c.recompute),
+             c.sequence_parallel ? "on" : "off", c.distributed_optimizer ? "on" : "off", c.dp_overlap ? "on" : "off",
+             c.virtual_stages);
+  fmt::print("# compute   {} peak {:g} TFLOP/s x achieved fraction {:.3f} (fitted once, `topomodel validate`); "
+             "{:.0f} GB HBM, {:.0f}% usable\n",
+             gpu.name, gpu.peak_tflops, model::compute_efficiency(cluster.gpu), gpu.memory_GB,
+             100 * c.usable_memory_fraction);
+}
+
+void print_step_breakdown(const model::StepResult& r) {
+  const auto& t = r.comm.traffic;
+  const double step = r.step_us;
+  auto line = [&](const char* what, double us, const std::string& how) {
+    fmt::print("  {:<12} {:>12.1f} {:>7.1f}  {}\n", what, us / 1000.0, step > 0 ? 100 * us / step : 0.0, how);
+  };
+  fmt::print("#\n# {:<12} {:>12} {:>7}  {}\n", "part", "time", "share", "how");
+  fmt::print("# {:<12} {:>12} {:>7}  {}\n", "", "(ms)", "(%)", "");
+  line("compute", r.compute_us, "hardware FLOPs per GPU / achieved rate");
+  line("tp", r.tp_us,
+       t.tp_per_step > 0 ? fmt::format("{:g} x {} {} of {} ({:.1f} us each, {} island(s))", t.tp_per_step,
+                                       model::to_string(r.comm.tp.algorithm),
+                                       t.tp_sequence_parallel ? "reduce-scatter+all-gather" : "all-reduce",
+                                       human_bytes(static_cast<double>(t.tp_bytes)), r.comm.tp.time_us,
+                                       r.comm.tp_islands)
+                         : std::string("-"));
+  if (t.cp_per_step > 0) {
+    line("cp", r.cp_us, fmt::format("{:g} x all-gather of {} ({:.1f} us each)", t.cp_per_step,
+                                    human_bytes(static_cast<double>(t.cp_bytes)), r.comm.cp.time_us));
+  }
+  if (t.ep_per_step > 0) {
+    line("ep", r.ep_us, fmt::format("{:g} x all-to-all of {} ({:.1f} us each)", t.ep_per_step,
+                                    human_bytes(static_cast<double>(t.ep_bytes)), r.comm.ep.time_us));
+  }
+  line("pp_p2p", r.pp_us,
+       t.pp_per_step > 0 ? fmt::format("{:g} x send of {} ({:.1f} us each)", t.pp_per_step,
+                                       human_bytes(static_cast<double>(t.pp_bytes)), r.comm.pp.time_us)
+                         : std::string("-"));
+  line("bubble", r.bubble_us,
+       fmt::format("(pp-1)/(v m) = {}/({} x {}) of the busy time", r.placement[model::Dim::PP] - 1,
+                   r.config.virtual_stages, r.microbatches));
+  line("dp_exposed", r.dp_exposed_us,
+       t.dp_per_step > 0
+           ? fmt::format("{} {} of {} takes {:.1f} ms; {}", model::to_string(r.comm.dp.algorithm),
+                         t.dp_sharded ? "reduce-scatter+all-gather" : "all-reduce",
+                         human_bytes(static_cast<double>(t.dp_bytes)), r.dp_total_us / 1000,
+                         r.config.dp_overlap ? "overlapped with the last backward" : "not overlapped")
+           : std::string("-"));
+  line("step", r.step_us, "");
+  fmt::print("#\n");
+  fmt::print("# throughput {:.4g} tokens/s; per GPU {:.1f} TFLOP/s model (MFU {:.1f}%), {:.1f} TFLOP/s hardware "
+             "(HFU {:.1f}%)\n",
+             r.tokens_per_s, r.model_tflops_per_gpu, 100 * r.mfu, r.hardware_tflops_per_gpu, 100 * r.hfu);
+  const auto& m = r.memory;
+  fmt::print("# memory     {:.1f} GB per GPU (weights {:.1f}, grads {:.1f}, optimizer {:.1f}, activations {:.1f}) of "
+             "{:.1f} usable: {}\n",
+             m.total_GB, m.weights_GB, m.grads_GB, m.optimizer_GB, m.activations_GB, m.usable_GB,
+             m.fits() ? "fits" : "DOES NOT FIT");
+}
+
+void print_step_table(const std::vector<model::StepResult>& results, size_t top) {
+  using model::Dim;
+  fmt::print("#\n");
+  fmt::print("# {:>4} {:>3} {:>3} {:>4} {:>3} {:<15} {:>3} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>10} {:>6} {:>6} {:>6} {:>6}\n",
+             "rank", "tp", "pp", "dp", "mb", "order", "isl", "step", "compute", "tp", "pp_p2p", "bubble", "dp_exp",
+             "tokens/s", "MFU", "HFU", "mem", "x_best");
+  fmt::print("# {:>4} {:>3} {:>3} {:>4} {:>3} {:<15} {:>3} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>10} {:>6} {:>6} {:>6} {:>6}\n",
+             "", "", "", "", "", "(inner first)", "", "(ms)", "(ms)", "(ms)", "(ms)", "(ms)", "(ms)", "", "(%)", "(%)",
+             "(GB)", "");
+  const double best = results.empty() ? 0.0 : results.front().step_us;
+  for (size_t i = 0; i < results.size() && i < top; ++i) {
+    const auto& r = results[i];
+    const auto& p = r.placement;
+    fmt::print("  {:>4} {:>3} {:>3} {:>4} {:>3} {:<15} {:>3} {:>9.1f} {:>9.1f} {:>8.1f} {:>8.1f} {:>8.1f} {:>8.1f} "
+               "{:>10.4g} {:>6.1f} {:>6.1f} {:>6.1f} {:>6.2f}\n",
+               i + 1, p[Dim::TP], p[Dim::PP], p[Dim::DP], r.config.micro_batch, p.order_string(), r.comm.tp_islands,
+               r.step_us / 1e3, r.compute_us / 1e3, r.tp_us / 1e3, r.pp_us / 1e3, r.bubble_us / 1e3,
+               r.dp_exposed_us / 1e3, r.tokens_per_s, 100 * r.mfu, 100 * r.hfu, r.memory.total_GB,
+               best > 0 ? r.step_us / best : 1.0);
+  }
+  if (results.size() > top) fmt::print("# ... {} more placements (--top to show more; -o writes all)\n", results.size() - top);
+}
+
+void print_rejections(const std::vector<model::TransformerWorkload::Rejection>& rejected, size_t top) {
+  size_t memory = 0;
+  for (const auto& r : rejected) memory += r.why.find("GB") != std::string::npos ? 1 : 0;
+  fmt::print("# rejected  {} (tp, pp, dp, mb) combinations: {} do not fit in memory, {} do not divide the model/batch\n",
+             rejected.size(), memory, rejected.size() - memory);
+  for (size_t i = 0; i < rejected.size() && i < top; ++i) {
+    const auto& r = rejected[i];
+    fmt::print("#   {} mb{}: {}\n", r.placement.shape(), r.micro_batch, r.why);
+  }
+  if (rejected.size() > top) fmt::print("#   ... {} more (-o writes all to /model/rejected)\n", rejected.size() - top);
+}
+
+void print_blast_table(const std::vector<model::BlastRadius>& rows) {
+  fmt::print("#\n# {:<11} {:>8} {:>12} {:>12} {:>12} {:>9}  {}\n", "component", "count", "failures", "stalled",
+             "stalled", "replicas", "what fails with it");
+  fmt::print("# {:<11} {:>8} {:>12} {:>12} {:>12} {:>9}  {}\n", "", "(in job)", "(per day)", "(sync GPUs)",
+             "(elastic)", "(lost)", "");
+  for (const auto& r : rows) {
+    fmt::print("  {:<11} {:>8} {:>12.3f} {:>12} {:>12} {:>9}  {}\n", model::to_string(r.component), r.count,
+               r.failures_per_day, r.stalled_sync, r.stalled_elastic, r.replicas_lost, r.note);
+  }
+}
+
+void print_goodput_table(const std::vector<std::pair<double, double>>& rows, double best) {
+  fmt::print("#\n# {:>12} {:>9}\n", "interval", "goodput");
+  fmt::print("# {:>12} {:>9}\n", "(min)", "(%)");
+  for (const auto& [interval, g] : rows) {
+    fmt::print("{} {:>12.1f} {:>9.2f}{}\n", interval == best ? "*" : " ", interval / 60, 100 * g,
+               interval == best ? "  Young/Daly optimum" : "");
+  }
+}
+
+void print_run_validation(const std::vector<model::RunRow>& runs, const std::vector<model::RankingRow>& rankings) {
+  fmt::print("#\n# Training steps against published runs. One achieved fraction of peak per GPU type is fitted on\n");
+  fmt::print("# one run; checked runs are predictions in the source's FLOP convention and must land within {:.0f}%.\n",
+             100 * model::kCheckTolerance);
+  fmt::print("#\n# {:<3} {:<52} {:<8} {:<5} {:>10} {:>9} {:>8}  {}\n", "id", "run", "role", "conv", "published",
+             "model", "error", "result");
+  fmt::print("# {:<3} {:<52} {:<8} {:<5} {:>10} {:>9} {:>8}  {}\n", "", "", "", "", "(TFLOP/s)", "(TFLOP/s)", "(%)", "");
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto& r = runs[i];
+    const bool fitted = r.role == model::CaseRole::Fitted;
+    fmt::print("  {:<3} {:<52} {:<8} {:<5} {:>10.1f} {:>9.1f} {:>+8.1f}  {}\n", i + 1, r.name, model::to_string(r.role),
+               r.convention, r.published_tflops, r.model_tflops, 100 * r.error,
+               fitted ? fmt::format("fitted ({} fraction {:.3f})", r.gpu, model::compute_efficiency(r.gpu))
+                      : (r.pass() ? "ok" : "OFF"));
+  }
+  fmt::print("#\n# Placement rankings: the model's fastest of a published sweep must be the published best.\n");
+  for (const auto& k : rankings) {
+    std::string list;
+    for (const auto& [name, tf] : k.model_tflops) list += fmt::format("{}{} {:.0f}", list.empty() ? "" : ", ", name, tf);
+    fmt::print("  {:<62} published best {:<8} model best {:<8} {}\n", k.name, k.published_best, k.model_best,
+               k.pass() ? "ok" : (k.known_miss.empty() ? "OFF" : "MISS (known)"));
+    fmt::print("#   model HFU TFLOP/s: {}\n", list);
+    if (!k.pass() && !k.known_miss.empty()) fmt::print("#   known miss: {}\n", k.known_miss);
+  }
+  fmt::print("#\n# Sources:\n");
+  for (size_t i = 0; i < runs.size(); ++i) fmt::print("#  run {}: {}\n", i + 1, runs[i].source);
+  for (const auto& k : rankings) fmt::print("#  {}: {}\n", k.name, k.source);
+}
+
+}  // namespace ringbench::topomodel

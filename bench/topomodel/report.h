@@ -7,7 +7,10 @@
 
 #include "model/cluster.h"
 #include "model/collective_cost.h"
+#include "model/failures.h"
 #include "model/published_figures.h"
+#include "model/published_runs.h"
+#include "model/step.h"
 #include "model/sweep.h"
 
 namespace ringbench::topomodel {
@@ -19,5 +22,15 @@ std::string cluster_line(const model::Cluster& c);
 void print_collective_table(const std::vector<model::CollectiveCost>& costs, int best);
 void print_sweep_table(const std::vector<model::PlacementResult>& results, size_t top);
 void print_validation_table(const std::vector<model::ValidationRow>& rows);
+
+// Training-step output (issue 7).
+void print_workload_lines(const model::Transformer& m, const model::TrainingConfig& c, const model::Cluster& cluster);
+void print_step_breakdown(const model::StepResult& r);
+void print_step_table(const std::vector<model::StepResult>& results, size_t top);
+void print_rejections(const std::vector<model::TransformerWorkload::Rejection>& rejected, size_t top);
+void print_blast_table(const std::vector<model::BlastRadius>& rows);
+// (interval seconds, goodput) rows; the one equal to `best` is marked.
+void print_goodput_table(const std::vector<std::pair<double, double>>& rows, double best);
+void print_run_validation(const std::vector<model::RunRow>& runs, const std::vector<model::RankingRow>& rankings);
 
 }  // namespace ringbench::topomodel

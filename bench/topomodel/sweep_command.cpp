@@ -11,6 +11,7 @@
 #include "report.h"
 #include "results_output.h"
 #include "sizes.h"
+#include "training_options.h"
 
 namespace ringbench::topomodel {
 namespace {
@@ -29,9 +30,42 @@ struct Options {
   int cp = 1, ep = 1;
   std::vector<std::string> orders;
   size_t top = 20;
+  TrainingOptions training;
+  std::vector<int> micro_batches;  // --model: micro-batch sizes to try
 };
 
+// --model: the training-step sweep (issue 7), ranked by step time, with memory rejections.
+void run_training(const Options& o, Context& context) {
+  model::Cluster cluster = o.cluster.resolve();
+  const int gpus = cluster.gpus();
+  const model::Transformer m = o.training.workload();
+  const model::TrainingConfig config = o.training.config();
+  if (o.top < 1) throw model::InputError("--top must be >= 1");
+  std::vector<int> mbs = o.micro_batches.empty() ? std::vector<int>{1, 2, 4} : o.micro_batches;
+  for (int mb : mbs) {
+    if (mb < 1) throw model::InputError(fmt::format("--micro-batches: {} must be >= 1", mb));
+  }
+  ResultsOutput output(o.cluster.output, run_record("sweep", context, &cluster, gpus));
+  model::CostModel cost_model(cluster);
+  const auto swept = model::step_sweep(cost_model, m, config, gpus, mbs, {.cp = o.cp, .ep = o.ep, .orders = o.orders});
+
+  fmt::print("# topomodel sweep ({})\n", context.command_line);
+  fmt::print("# cluster   {}\n", cluster_line(cluster));
+  print_workload_lines(m, config, cluster);
+  fmt::print("# costing   step = compute + tp + pp_p2p + bubble + exposed dp (model/step.h); every group of a kind at\n");
+  fmt::print("#           once, sharing links; hierarchical phases sequential; micro-batches tried: {}\n",
+             fmt::join(mbs, ", "));
+  fmt::print("# placements {} fit\n", swept.results.size());
+  print_rejections(swept.rejected, 5);
+  print_step_table(swept.results, o.top);
+  context.exit_status = 0;
+  output.write({{&steps_table(), step_rows(output.run_id(), cluster, m, swept.results, true)},
+                {&rejected_table(), rejected_rows(output.run_id(), swept.rejected)}},
+               context.exit_status);
+}
+
 void run(const Options& o, Context& context) {
+  if (!o.training.model.empty()) return run_training(o, context);
   model::Cluster cluster = o.cluster.resolve();
   const int gpus = cluster.gpus();
   model::MessageWorkload w;
@@ -91,6 +125,8 @@ void add_sweep_command(CLI::App& app, Context& context) {
   command->add_option("--ep-bytes", o->ep_bytes, "one EP all-to-all (with --ep > 1)");
   command->add_option("--order", o->orders, "only these rank orders (repeatable); default: every distinct order");
   command->add_option("--top", o->top, "rows to print")->capture_default_str();
+  o->training.add_to(*command, false);
+  command->add_option("--micro-batches", o->micro_batches, "with --model: micro-batch sizes to try (default 1 2 4)");
   command->callback([o, &context] { run(*o, context); });
 }
 

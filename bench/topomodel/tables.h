@@ -9,6 +9,9 @@
 
 #include "model/cluster.h"
 #include "model/collective_cost.h"
+#include "model/failures.h"
+#include "model/published_runs.h"
+#include "model/step.h"
 #include "model/published_figures.h"
 #include "model/sweep.h"
 #include "results/results_file.h"
@@ -41,6 +44,23 @@ std::vector<results::Row> placement_rows(const std::string& run_id, const model:
 
 const results::Table& validation_table_def();
 std::vector<results::Row> validation_rows(const std::string& run_id, const std::vector<model::ValidationRow>& rows);
+
+// Training steps (topomodel step, topomodel sweep --model): one row per placement.
+const results::Table& steps_table();
+std::vector<results::Row> step_rows(const std::string& run_id, const model::Cluster& cluster, const model::Transformer& m,
+                                    const std::vector<model::StepResult>& results, bool ranked);
+const results::Table& rejected_table();
+std::vector<results::Row> rejected_rows(const std::string& run_id,
+                                        const std::vector<model::TransformerWorkload::Rejection>& rejected);
+const results::Table& failures_table();
+std::vector<results::Row> failure_rows(const std::string& run_id, const model::Cluster& cluster,
+                                       const model::Placement& p, const std::vector<model::BlastRadius>& rows);
+const results::Table& goodput_table();
+std::vector<results::Row> goodput_rows(const std::string& run_id, const model::CheckpointModel& ck, double mtbf_s,
+                                       double best_s, const std::vector<std::pair<double, double>>& rows);
+const results::Table& run_validation_table_def();
+std::vector<results::Row> run_validation_rows(const std::string& run_id, const std::vector<model::RunRow>& runs,
+                                              const std::vector<model::RankingRow>& rankings);
 
 // UTC now, ISO 8601 with seconds.
 std::string utc_now();

@@ -20,12 +20,20 @@ void add_validate_command(CLI::App& app, Context& context) {
     print_validation_table(rows);
     int failed = 0;
     for (const auto& r : rows) failed += r.pass() ? 0 : 1;
+    const auto runs = model::run_validation_table();
+    const auto rankings = model::ranking_checks();
+    for (const auto& r : runs) failed += r.pass() ? 0 : 1;
+    for (const auto& k : rankings) failed += k.pass() || !k.known_miss.empty() ? 0 : 1;
     fmt::print("# {} case(s): {} fitted, {} checked, {} checked case(s) off by more than {:.0f}%\n", rows.size(),
                std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.role == model::CaseRole::Fitted; }),
                std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.role == model::CaseRole::Checked; }),
                failed, 100 * model::kCheckTolerance);
+    print_run_validation(runs, rankings);
+    fmt::print("# {} training run(s) and {} ranking(s); {} check(s) in all off\n", runs.size(), rankings.size(), failed);
     context.exit_status = failed > 0 ? 1 : 0;
-    output.write({{&validation_table_def(), validation_rows(output.run_id(), rows)}}, context.exit_status);
+    output.write({{&validation_table_def(), validation_rows(output.run_id(), rows)},
+                  {&run_validation_table_def(), run_validation_rows(output.run_id(), runs, rankings)}},
+                 context.exit_status);
   });
 }
 

@@ -72,7 +72,32 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"sweep --gpus 64 --layers 0", "--layers"},
                       BadInput{"sweep --gpus 64 --params -5", "--params"},
                       BadInput{"sweep --gpus 64 --cp 3", "--cp"},
-                      BadInput{"collective --frobnicate", "--frobnicate"}));
+                      BadInput{"collective --frobnicate", "--frobnicate"},
+                      BadInput{"step --gpus 64 --model gpt-5 --tp 8", "--model"},
+                      BadInput{"step --gpus 64 --tp 8", "--model"},
+                      BadInput{"step --cluster dgx-a100 --gpus 64 --model gpt3-175b --tp 3", "--tp"},
+                      BadInput{"step --cluster dgx-a100 --gpus 64 --model gpt3-175b --tp 0", "--tp"},
+                      BadInput{"step --cluster dgx-a100 --gpus 64 --model gpt3-175b --recompute half", "--recompute"},
+                      BadInput{"step --cluster dgx-a100 --gpus 64 --model gpt3-175b --micro-batch 0", "--micro-batch"},
+                      BadInput{"step --cluster dgx-a100 --gpus 64 --model gpt3-175b --global-batch -2", "--global-batch"},
+                      BadInput{"step --cluster dgx-a100 --gpus 64 --model /nonexistent/m.json", "--model"},
+                      BadInput{"sweep --cluster dgx-a100 --gpus 64 --model gpt3-175b --micro-batches 0", "--micro-batches"},
+                      BadInput{"failures --gpus 64 --tp 3", "--tp"},
+                      BadInput{"failures --gpus 64 --restart-s -1", "--restart-s"},
+                      BadInput{"failures --gpus 64 --interval-min 0", "--interval-min"}));
+
+TEST(Topomodel, StepFailuresAndModelSweepRun) {
+  const Outcome step = run("step --cluster dgx-a100 --gpus 1024 --model gpt3-175b --tp 8 --pp 8");
+  EXPECT_EQ(step.status, 0) << step.err;
+  EXPECT_NE(step.out.find("bubble"), std::string::npos);
+  EXPECT_NE(step.out.find("HFU"), std::string::npos);
+  const Outcome failures = run("failures --cluster dgx-h100 --gpus 16384 --tp 8 --pp 16");
+  EXPECT_EQ(failures.status, 0) << failures.err;
+  EXPECT_NE(failures.out.find("Young/Daly optimum"), std::string::npos);
+  const Outcome sweep = run("sweep --cluster dgx-a100 --gpus 64 --model gpt3-175b --top 3");
+  EXPECT_EQ(sweep.status, 0) << sweep.err;
+  EXPECT_NE(sweep.out.find("do not fit in memory"), std::string::npos);
+}
 
 TEST(Topomodel, ValidateExitsZeroAndPrintsTheTable) {
   const Outcome r = run("validate");
@@ -97,9 +122,15 @@ TEST(Topomodel, OutputAppendsTablesThatReadBack) {
   ASSERT_EQ(run("collective --cluster dgx-a100 --nodes 4 --bytes 256M --group tp=8 -o " + file.string()).status, 0);
   ASSERT_EQ(run("sweep --cluster dgx-a100 --gpus 64 -o " + file.string()).status, 0);
   ASSERT_EQ(run("validate -o " + file.string()).status, 0);
+  ASSERT_EQ(run("step --cluster dgx-a100 --gpus 64 --model gpt3-175b --tp 8 --pp 8 -o " + file.string()).status, 0);
+  ASSERT_EQ(run("failures --cluster dgx-h100 --gpus 128 --tp 8 -o " + file.string()).status, 0);
 
   const auto runs = results::read_table(file, "/model/runs");
-  ASSERT_EQ(runs.rows.size(), 3u);
+  ASSERT_EQ(runs.rows.size(), 5u);
+  EXPECT_EQ(results::read_table(file, "/model/steps").rows.size(), 1u);
+  EXPECT_EQ(results::read_table(file, "/model/failures").rows.size(), 6u);
+  EXPECT_GE(results::read_table(file, "/model/goodput").rows.size(), 7u);
+  EXPECT_EQ(results::read_table(file, "/model/run_validation").rows.size(), 8u);
   const auto run_id = std::get<std::string>(runs.rows[0][runs.column("run_id")]);
   EXPECT_EQ(std::get<std::string>(runs.rows[0][runs.column("command")]), "collective");
   EXPECT_NE(std::get<std::string>(runs.rows[0][runs.column("cluster_json")]).find("\"bw_GBps\""), std::string::npos);

@@ -1,0 +1,81 @@
+// topomodel step: one placement of a transformer's training step on a cluster, with the
+// breakdown (compute, exposed TP, DP, PP p2p, bubble), throughput, MFU/HFU and memory.
+//
+//   topomodel step --cluster dgx-a100 --gpus 1024 --model gpt3-175b --tp 8 --pp 8
+
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "model/error.h"
+#include "model/step.h"
+#include "report.h"
+#include "results_output.h"
+#include "training_options.h"
+
+namespace ringbench::topomodel {
+namespace {
+
+struct Options {
+  ClusterOptions cluster;
+  TrainingOptions training;
+  int tp = 1, pp = 1, dp = 0, cp = 1, ep = 1;
+  std::string order = "tp-cp-ep-dp-pp";
+};
+
+void run(const Options& o, Context& context) {
+  const model::Cluster cluster = o.cluster.resolve();
+  const model::Transformer m = o.training.workload();
+  const model::TrainingConfig config = o.training.config();
+  const int n = cluster.gpus();
+  for (auto [flag, value] : {std::pair{"--tp", o.tp}, {"--pp", o.pp}, {"--cp", o.cp}, {"--ep", o.ep}}) {
+    if (value < 1) throw model::InputError(fmt::format("{} must be >= 1, got {}", flag, value));
+  }
+  if (o.dp < 0) throw model::InputError(fmt::format("--dp must be >= 1, got {}", o.dp));
+  const int model_parallel = o.tp * o.pp * o.cp * o.ep;
+  if (n % model_parallel != 0) {
+    throw model::InputError(fmt::format("--tp {} x --pp {} x --cp {} x --ep {} does not divide the {} GPUs", o.tp, o.pp,
+                                        o.cp, o.ep, n));
+  }
+  model::Placement p;
+  p[model::Dim::TP] = o.tp;
+  p[model::Dim::PP] = o.pp;
+  p[model::Dim::CP] = o.cp;
+  p[model::Dim::EP] = o.ep;
+  p[model::Dim::DP] = o.dp == 0 ? n / model_parallel : o.dp;
+  p.order = model::parse_order(o.order);
+  if (p.gpus() != n) {
+    throw model::InputError(fmt::format("--dp {}: tp x pp x cp x ep x dp = {} GPUs, not the cluster's {}", o.dp,
+                                        p.gpus(), n));
+  }
+
+  ResultsOutput output(o.cluster.output, run_record("step", context, &cluster, n));
+  model::CostModel cost(cluster);
+  const model::StepResult r = model::step(cost, m, config, p);
+
+  fmt::print("# topomodel step ({})\n", context.command_line);
+  fmt::print("# cluster   {}\n", cluster_line(cluster));
+  print_workload_lines(m, config, cluster);
+  fmt::print("# placement {}, rank order {} (innermost first); {} micro-batches of {} per pipeline\n", p.shape(),
+             p.order_string(), r.microbatches, config.micro_batch);
+  print_step_breakdown(r);
+  context.exit_status = 0;
+  output.write({{&steps_table(), step_rows(output.run_id(), cluster, m, {r}, false)}}, context.exit_status);
+}
+
+}  // namespace
+
+void add_step_command(CLI::App& app, Context& context) {
+  auto* command = app.add_subcommand("step", "one training step of a transformer on one placement, with its breakdown");
+  auto o = std::make_shared<Options>();
+  o->cluster.add_to(*command);
+  o->training.add_to(*command, true);
+  command->add_option("--tp", o->tp, "tensor-parallel size")->capture_default_str();
+  command->add_option("--pp", o->pp, "pipeline-parallel size")->capture_default_str();
+  command->add_option("--dp", o->dp, "data-parallel size (default: the rest of the GPUs)");
+  command->add_option("--cp", o->cp, "context-parallel size")->capture_default_str();
+  command->add_option("--ep", o->ep, "expert-parallel size")->capture_default_str();
+  command->add_option("--order", o->order, "rank order, innermost first (Megatron notation)")->capture_default_str();
+  command->callback([o, &context] { run(*o, context); });
+}
+
+}  // namespace ringbench::topomodel

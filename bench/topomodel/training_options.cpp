@@ -1,0 +1,40 @@
+#include "training_options.h"
+
+#include <fmt/format.h>
+
+#include "model/error.h"
+
+namespace ringbench::topomodel {
+
+void TrainingOptions::add_to(CLI::App& command, bool model_required) {
+  auto* m = command.add_option("--model", model, "workload: gpt3-175b, llama2-70b, llama3-405b, mixtral-8x7b, "
+                                                  "megatron-162b, or a .json file (see model/workloads/)");
+  if (model_required) m->required();
+  command.add_option("--global-batch", global_batch, "sequences per step (default 1536)");
+  command.add_option("--micro-batch", micro_batch, "sequences per micro-batch")->capture_default_str();
+  command.add_option("--virtual-stages", virtual_stages, "interleaved schedule: model chunks per GPU (1 = 1F1B)")
+      ->capture_default_str();
+  command.add_option("--recompute", recompute, "activation recomputation: none, selective, full")->capture_default_str();
+  command.add_flag("--sequence-parallel", sequence_parallel, "TP as reduce-scatter + all-gather, activations split");
+  command.add_flag("--distributed-optimizer", distributed_optimizer, "shard optimizer state over DP (RS + AG)");
+  command.add_flag("--no-dp-overlap", no_dp_overlap, "gradient reduction after the backward pass, fully exposed");
+}
+
+model::Transformer TrainingOptions::workload() const { return model::resolve_workload(model); }
+
+model::TrainingConfig TrainingOptions::config() const {
+  model::TrainingConfig c;
+  if (global_batch < 0) throw model::InputError(fmt::format("--global-batch must be >= 1, got {}", global_batch));
+  c.global_batch = global_batch == 0 ? 1536 : global_batch;
+  if (micro_batch < 1) throw model::InputError(fmt::format("--micro-batch must be >= 1, got {}", micro_batch));
+  if (virtual_stages < 1) throw model::InputError(fmt::format("--virtual-stages must be >= 1, got {}", virtual_stages));
+  c.micro_batch = micro_batch;
+  c.virtual_stages = virtual_stages;
+  c.recompute = model::parse_recompute(recompute);
+  c.sequence_parallel = sequence_parallel;
+  c.distributed_optimizer = distributed_optimizer;
+  c.dp_overlap = !no_dp_overlap;
+  return c;
+}
+
+}  // namespace ringbench::topomodel

@@ -1,0 +1,27 @@
+#pragma once
+// --model and the training flags shared by `topomodel step` and `topomodel sweep --model`.
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "model/step.h"
+#include "model/workload.h"
+
+namespace ringbench::topomodel {
+
+struct TrainingOptions {
+  std::string model;  // preset or .json; empty: sweep uses part 1's message workload
+  int global_batch = 0;  // 0: 1536 sequences (GPT-3's batch)
+  int micro_batch = 1;
+  int virtual_stages = 1;
+  std::string recompute = "full";
+  bool sequence_parallel = false;
+  bool distributed_optimizer = false;
+  bool no_dp_overlap = false;
+
+  void add_to(CLI::App& command, bool model_required);
+  model::Transformer workload() const;
+  model::TrainingConfig config() const;  // InputError naming the flag on bad values
+};
+
+}  // namespace ringbench::topomodel
