@@ -16,6 +16,7 @@ RINGBENCH_PACKAGES=(
   python3-h5py python3-numpy python3-matplotlib
   iperf3 iproute2 procps
   slurm-wlm munge util-linux
+  clang-14 libclang-rt-14-dev
 )
 
 as_root() {
