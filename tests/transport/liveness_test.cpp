@@ -1,0 +1,77 @@
+// Liveness with ranks as threads: a rank that freezes is named by every other rank (not their ring
+// neighbours), each failure carries its detector, and heartbeats arriving in front of data frames
+// (a slow rank, tiny socket buffers) leave results and the byte counts exact.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "thread_ranks.h"
+#include "transport/collectives/ring_allreduce.h"
+
+namespace ringbench {
+namespace {
+
+using namespace std::chrono_literals;
+
+void allreduce_ones(Communicator& comm, size_t count) {
+  std::vector<float> data(count, 1.0f);
+  CollectiveCall call{DataType::Float32, ReduceOp::Sum, std::as_writable_bytes(std::span(data)), count, 0};
+  ring_allreduce().run(comm, call);
+  for (float v : data) ASSERT_EQ(v, static_cast<float>(comm.size()));
+}
+
+TEST(Liveness, AFrozenRankIsNamedByEveryOtherRank) {
+  const int n = 4, frozen = 2;
+  std::atomic<int> named{0}, timeouts{0};
+  auto options_of = [&](int) {
+    TransportOptions o = testing::quiet_options();
+    o.timeout = 1s;
+    o.fault_hook = [&](int rank, uint64_t sequence, bool waiting) {
+      if (rank == frozen && sequence == 5 && waiting) std::this_thread::sleep_for(4s);
+    };
+    return o;
+  };
+  testing::run_ranks(n, options_of, [&](Communicator& comm) {
+    try {
+      for (int i = 0; i < 20; ++i) allreduce_ones(comm, 100000);
+    } catch (const TransportError& e) {
+      if (comm.rank() == frozen) return;  // it wakes to find the job gone: its view does not matter
+      named += e.peer_rank() == frozen && std::string(e.what()).find("rank 2 failed") != std::string::npos;
+      timeouts += e.kind() == TransportErrorKind::Timeout;
+      return;
+    }
+    ADD_FAILURE() << "rank " << comm.rank() << " finished although rank 2 froze";
+  });
+  EXPECT_EQ(named.load(), n - 1);
+  EXPECT_EQ(timeouts.load(), n - 1);
+}
+
+TEST(Liveness, HeartbeatsBetweenFramesLeaveResultsAndCountsExact) {
+  // Rank 1 is slow before every call, so the others wait long enough to send heartbeats, which
+  // then arrive in front of data frames; tiny buffers split every frame.
+  const int n = 3;
+  auto options_of = [&](int) {
+    TransportOptions o = testing::quiet_options(4096);
+    o.timeout = 500ms;  // heartbeat every 100 ms
+    o.fault_hook = [](int rank, uint64_t, bool waiting) {
+      if (rank == 1 && !waiting) std::this_thread::sleep_for(150ms);
+    };
+    return o;
+  };
+  testing::run_ranks(n, options_of, [&](Communicator& comm) {
+    auto before = comm.counters();
+    for (int i = 0; i < 4; ++i) allreduce_ones(comm, 3001);
+    auto moved = comm.counters() - before;
+    EXPECT_EQ(moved.payload_sent, 4 * ring_allreduce().payload_bytes_sent(comm.rank(), n, 3001, 4, 0));
+    // Rank 1 sleeps while the others wait and heartbeat: it finds heartbeats beyond the headers of
+    // the 2(N-1) frames per call it receives, in front of its data frames.
+    if (comm.rank() == 1) EXPECT_GT(moved.overhead_received, 4u * 2 * (n - 1) * 32);
+    comm.barrier();
+    for (const auto& check : comm.check_kernel_counts()) EXPECT_TRUE(check.ok()) << "peer " << check.peer_rank;
+  });
+}
+
+}  // namespace
+}  // namespace ringbench
