@@ -498,7 +498,10 @@ void Loop::run() {
     strangers_.add_poll_fds(fds);
     // Short waits: liveness is re-evaluated a few times a second even when nothing arrives.
     ::poll(fds.data(), fds.size(), 200);
-    strangers_.service();
+    // The door costs a syscall only when someone knocked or a stranger is being read.
+    bool knocked = strangers_.busy();
+    for (size_t i = first_door; i < fds.size() && !knocked; ++i) knocked = fds[i].revents != 0;
+    if (knocked) strangers_.service();
     for (size_t i = first_watched; i < first_door; ++i) {
       if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       Connection& c = *watched[i - first_watched];

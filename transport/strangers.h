@@ -35,6 +35,8 @@ class StrangerDoor {
   // Accepts whoever is waiting, reads what strangers sent, closes the ones that are done or late.
   void service();
   size_t rejected() const { return rejected_; }
+  // Strangers are being read (their deadlines need service() even when nothing arrives).
+  bool busy() const { return !strangers_.empty(); }
 
  private:
   struct Stranger {
