@@ -1,6 +1,7 @@
 // ringbench: mpirun -np N ringbench [options]. MPI launches the ranks and exchanges their
 // addresses; everything after that runs over ringbench's own TCP connections.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -94,6 +95,8 @@ int run(MpiBootstrap& mpi, const BenchOptions& options) {
   Measurement measurement(*comm, options, seed);
   const std::vector<int> hosts_of_ranks = host_placement(*comm);
   const size_t esize = element_size(options.dtype);
+  // The `mpi` rows need MPI itself; under the file bootstrap (fault tests) they are left out.
+  auto runnable = [&](const Algorithm& algorithm) { return algorithm.bytes_counted() || mpi.uses_mpi(); };
   auto wanted = [&](std::string_view name) {
     for (const auto& w : options.algorithms)
       if (w == "all" || w == name) return true;
@@ -107,7 +110,7 @@ int run(MpiBootstrap& mpi, const BenchOptions& options) {
   for (Collective collective : options.collectives) {
     int runs = wanted("auto") ? 1 : 0;
     for (const Algorithm* algorithm : harness_algorithms())
-      runs += algorithm->collective() == collective && wanted(algorithm->name()) ? 1 : 0;
+      runs += algorithm->collective() == collective && runnable(*algorithm) && wanted(algorithm->name()) ? 1 : 0;
     for (int i = 0; i < runs; ++i)
       for (uint64_t bytes : sizes) progress.plan(bytes);
   }
@@ -132,7 +135,7 @@ int run(MpiBootstrap& mpi, const BenchOptions& options) {
     for (const Algorithm* algorithm : harness_algorithms()) {
       if (algorithm->collective() != collective) continue;
       if (algorithm->bytes_counted()) ours.push_back(algorithm);
-      if (!wanted(algorithm->name())) continue;
+      if (!runnable(*algorithm) || !wanted(algorithm->name())) continue;
       if (root) report.collective_header(collective, std::string(algorithm->name()));
       for (uint64_t bytes : sizes) {
         progress.starting(fmt::format("{} {}", algorithm->name(), to_string(collective)), bytes);
@@ -223,6 +226,13 @@ int main(int argc, char** argv) {
   }
   ParsedCommandLine parsed = parse_command_line(argc, argv, root);
   if (!parsed.options) return parsed.exit_code;
+  if (!mpi.uses_mpi() && std::find(parsed.options->algorithms.begin(), parsed.options->algorithms.end(), "mpi") !=
+                             parsed.options->algorithms.end()) {
+    if (root)
+      std::fprintf(stderr, "ringbench: error: --algo mpi: the MPI library's collectives need an MPI launch, and this "
+                           "one uses the file bootstrap (RINGBENCH_BOOTSTRAP_DIR)\n");
+    return exit_code::kBadInput;
+  }
   if (root) {
     // Checked before any socket is opened; the other ranks learn of it through MPI_Abort, since
     // they have no other channel yet.

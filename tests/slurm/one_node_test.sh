@@ -38,7 +38,7 @@ submit 2 --array=0 -n 2 "$root/slurm/sweep.sbatch" "$PWD/too_big.table"
 grep -q 'world size 3 is larger than the job' "$LAST_LOG" || fail "world size above the task count not explained"
 # Plain srun without a PMI: ringbench refuses before MPI_Init (where Open MPI would abort with
 # "OPAL ERROR: Unreachable"), naming the fix, with exit code 2.
-submit 2 -n 2 --wrap "srun --mpi=none $RINGBENCH_BIN $quick -o results/none.h5"
+submit 2 -n 2 --output=logs/none_%j.out --wrap "srun --mpi=none $RINGBENCH_BIN $quick -o results/none.h5"
 grep -q 'launch with `srun --mpi=pmix`' "$LAST_LOG" || fail "a launch without PMI not explained"
 [ ! -e results/none.h5 ] || fail "a launch without PMI wrote results"
 
