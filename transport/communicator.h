@@ -77,7 +77,7 @@ class StrangerDoor;
 class Communicator {
  public:
   // Publishes this rank through the bootstrap (one allgather), then connects to every other rank
-  // and completes the handshakes. Blocks up to options.connect_timeout.
+  // and completes the handshakes. Blocks for the bootstrap, then up to options.connect_timeout.
   static std::unique_ptr<Communicator> connect(Bootstrap& bootstrap, TransportOptions options);
   ~Communicator();
 

@@ -78,9 +78,11 @@ void MeshBuilder::fail(TransportErrorKind kind, int peer, const std::string& wha
 }
 
 void MeshBuilder::build() {
-  deadline_ = Clock::now() + comm_.options_.connect_timeout;
   comm_.connections_.resize(comm_.size_);
   listen_and_publish();
+  // The clock starts once every address is known: waiting for the launcher to start all ranks is
+  // the launcher's business, connecting to ranks that are known to be up is ours.
+  deadline_ = Clock::now() + comm_.options_.connect_timeout;
   choose_routes();
   start_outgoing();
   complete_handshakes();

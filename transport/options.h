@@ -18,7 +18,8 @@ struct TransportOptions {
   // No-progress deadline for every blocking operation: it fails when no byte has moved for this
   // long. Zero waits forever. A slow but moving transfer is never cut off.
   std::chrono::milliseconds timeout = std::chrono::seconds(30);
-  // How long to keep retrying connects and waiting for handshakes while the job starts.
+  // How long to keep retrying connects and waiting for handshakes once every rank's address is
+  // known (ringbench sets it from --timeout).
   std::chrono::milliseconds connect_timeout = std::chrono::seconds(60);
   // SO_SNDBUF/SO_RCVBUF request in bytes; 0 keeps the kernel's autotuning. Tiny values (4096) make
   // tests exercise the partial-send paths that large messages hit, without large messages.

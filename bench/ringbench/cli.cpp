@@ -104,6 +104,9 @@ ParsedCommandLine parse_command_line(int argc, char** argv, bool print) {
     options.max_seconds_per_size = max_time;
     if (timeout_s < 0) throw BadValue{fmt::format("--timeout {}: must not be negative", timeout_s)};
     options.transport.timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
+    // Connection set-up obeys the same deadline (0: wait as long as it takes, a day at most).
+    options.transport.connect_timeout =
+        timeout_s > 0 ? options.transport.timeout : std::chrono::milliseconds(std::chrono::hours(24));
     std::vector<Fault> faults;
     for (const auto& spec : injects) {
       std::string why;
