@@ -133,6 +133,9 @@ StepTraffic TransformerWorkload::traffic(const Placement& p) const {
   t.tp_sequence_parallel = c.sequence_parallel;
   t.pp_bytes = static_cast<uint64_t>(act / tp);
   t.pp_per_step = p[Dim::PP] > 1 ? 2.0 * c.virtual_stages * mb : 0.0;
+  // Scatter/gather: with sequence parallelism the activation is already split over TP, each rank
+  // sends and keeps its own shard, and there is nothing to gather.
+  t.pp_gather_bytes = p[Dim::PP] > 1 && tp > 1 && !c.sequence_parallel ? static_cast<uint64_t>(act) : 0;
   // CP: every rank gathers K and V of the whole sequence (its tp share of the KV heads).
   t.cp_bytes = static_cast<uint64_t>(c.micro_batch * static_cast<double>(m.sequence) * 2 * m.kv_dim() *
                                      m.bytes_per_activation / tp);
@@ -165,7 +168,7 @@ StepResult step_from(const PlacementResult& comm, const Transformer& m, const Tr
   r.tp_us = t.tp_per_step * comm.tp.time_us;
   r.cp_us = t.cp_per_step * comm.cp.time_us;
   r.ep_us = t.ep_per_step * comm.ep.time_us;
-  r.pp_us = t.pp_per_step * comm.pp.time_us;
+  r.pp_us = t.pp_per_step * (comm.pp.time_us + comm.pp_gather.time_us);
   const double busy = r.compute_us + r.tp_us + r.cp_us + r.ep_us + r.pp_us;
   r.bubble_us = (p[Dim::PP] - 1.0) / (c.virtual_stages * static_cast<double>(r.microbatches)) * busy;
   if (t.dp_per_step > 0) {

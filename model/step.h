@@ -10,7 +10,10 @@
 //              (or reduce-scatter + all-gather with sequence parallelism): on the critical path
 //   cp       = m x layers/pp x (2, 3 with full recomputation) x one CP all-gather of K and V
 //   ep       = m x layers/pp x (4, 6 with full recomputation) x one EP all-to-all of b s k h bytes
-//   pp       = 2 x v x m sends of b s h / tp bytes (Megatron's scatter/gather optimisation)
+//   pp       = 2 x v x m x (send of b s h / tp bytes + TP all-gather of b s h bytes): Megatron's
+//              scatter/gather optimisation sends each TP rank's slice and the receiving stage
+//              all-gathers it over its TP group before computing (across nodes when tp > island;
+//              none with sequence parallelism, whose activations stay split over TP)
 //   busy     = compute + tp + cp + ep + pp
 //   bubble   = (pp-1) / (v m) x busy            i.e. (p-1)/(m+p-1) of the step for 1F1B
 //   dp       = gradient all-reduce of params/(tp pp) x grad_reduce_bytes (or reduce-scatter +

@@ -89,11 +89,12 @@ PlacementResult evaluate_cached(BatchCache& cache, const Workload& workload, con
   }
   if (tr.dp_bucket_bytes > 0) r.dp_bucket = best_of(cache.each(dp_op, std::min(tr.dp_bucket_bytes, tr.dp_bytes), p, Dim::DP));
   r.pp = best_of(cache.each(Op::SendRecv, r.traffic.pp_bytes, p, Dim::PP));
+  if (tr.pp_gather_bytes > 0) r.pp_gather = best_of(cache.each(Op::AllGather, tr.pp_gather_bytes, p, Dim::TP));
   r.cp = best_of(cache.each(Op::AllGather, r.traffic.cp_bytes, p, Dim::CP));
   r.ep = best_of(cache.each(Op::AllToAll, r.traffic.ep_bytes, p, Dim::EP));
   const StepTraffic& t = r.traffic;
   r.step_comm_us = t.tp_per_step * r.tp.time_us + t.dp_per_step * (r.dp.time_us + r.dp_gather.time_us) +
-                   t.pp_per_step * r.pp.time_us +
+                   t.pp_per_step * (r.pp.time_us + r.pp_gather.time_us) +
                    t.cp_per_step * r.cp.time_us + t.ep_per_step * r.ep.time_us;
   return r;
 }
@@ -138,7 +139,8 @@ std::optional<double> step_comm_us_with(const PlacementResult& r, Algorithm algo
   const auto dp = time_of(r.dp_each);
   if (!tp || !dp) return std::nullopt;
   const StepTraffic& t = r.traffic;
-  return t.tp_per_step * *tp + t.dp_per_step * *dp + t.pp_per_step * r.pp.time_us + t.cp_per_step * r.cp.time_us +
+  return t.tp_per_step * *tp + t.dp_per_step * *dp + t.pp_per_step * (r.pp.time_us + r.pp_gather.time_us) +
+         t.cp_per_step * r.cp.time_us +
          t.ep_per_step * r.ep.time_us;
 }
 

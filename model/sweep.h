@@ -37,6 +37,10 @@ struct StepTraffic {
   bool tp_sequence_parallel = false;  // each TP all-reduce is a reduce-scatter + all-gather of tp_bytes
   bool dp_sharded = false;            // DP is a reduce-scatter of gradients + all-gather of parameters
   uint64_t dp_bucket_bytes = 0;       // > 0: also cost one bucket's DP reduction (overlap model)
+  // > 0: Megatron's scatter/gather p2p. Each TP rank sends pp_bytes (its 1/tp slice) and the
+  // receiving stage all-gathers the slices over its TP group (gather_split_1d_tensor) before it
+  // can compute: one TP all-gather of pp_gather_bytes per receive, on the critical path.
+  uint64_t pp_gather_bytes = 0;
 };
 
 class Workload {
@@ -74,6 +78,7 @@ struct PlacementResult {
   // reduce-scatter's); with dp_sharded, dp is the gradient reduce-scatter and dp_gather the
   // parameter all-gather; dp_bucket is one bucket's reduction (all-reduce or reduce-scatter).
   CollectiveCost dp_gather, dp_bucket;
+  CollectiveCost pp_gather;  // the TP all-gather after each scatter/gather receive (pp_gather_bytes)
   std::vector<CollectiveCost> tp_each, dp_each;
   int tp_islands = 1;        // islands one TP group spans
   double step_comm_us = 0;   // with the fastest algorithm per batch

@@ -130,9 +130,14 @@ void print_step_breakdown(const model::StepResult& r) {
                                     human_bytes(static_cast<double>(t.ep_bytes)), r.comm.ep.time_us));
   }
   line("pp_p2p", r.pp_us,
-       t.pp_per_step > 0 ? fmt::format("{:g} x send of {} ({:.1f} us each)", t.pp_per_step,
-                                       human_bytes(static_cast<double>(t.pp_bytes)), r.comm.pp.time_us)
-                         : std::string("-"));
+       t.pp_per_step <= 0 ? std::string("-")
+       : t.pp_gather_bytes > 0
+           ? fmt::format("{:g} x (send of {} + tp all-gather of {}) ({:.1f} + {:.1f} us each)", t.pp_per_step,
+                         human_bytes(static_cast<double>(t.pp_bytes)),
+                         human_bytes(static_cast<double>(t.pp_gather_bytes)), r.comm.pp.time_us,
+                         r.comm.pp_gather.time_us)
+           : fmt::format("{:g} x send of {} ({:.1f} us each)", t.pp_per_step,
+                         human_bytes(static_cast<double>(t.pp_bytes)), r.comm.pp.time_us));
   line("bubble", r.bubble_us,
        fmt::format("(pp-1)/(v m) = {}/({} x {}) of the busy time", r.placement[model::Dim::PP] - 1,
                    r.config.virtual_stages, r.microbatches));

@@ -45,6 +45,27 @@ TEST(CollectiveCost, HierarchicalSendsLessAcrossTheNetworkThanTheFlatRing) {
   EXPECT_NEAR(c.time_us, 10'000.0, 1e-6);
 }
 
+TEST(CollectiveCost, TreeAcrossIslandsIsPhasedSoSequentialCostingAddsChainAndNetwork) {
+  // 2 nodes x 2 GPUs, S = 1 GB. Chain inside each island: up and down, (k-1)/k S each = 1 GB per
+  // GPU at 100 GB/s = 10 ms. Across: each island sends S/2 up one tree and S/2 down the other = 1
+  // GB over its 2 NICs at 50 GB/s = 10 ms. Overlapped: max = 10 ms, a busbw of 150 GB/s, above
+  // the 100 GB/s one island's NVLink gives (the bound behind CostModel::Phases). Sequential: the
+  // chain's 10 ms + the network's 10 ms = 20 ms (busbw 75 GB/s), so the ring (15 ms) wins.
+  CostModel model(tiny_cluster());
+  const Batch b = model.batch(std::vector<std::vector<int>>{{0, 1, 2, 3}});
+  const auto overlapped = model.cost(Op::AllReduce, Algorithm::Tree, b, kS);
+  EXPECT_NEAR(overlapped.time_us, 10'000.0, 1e-6);
+  EXPECT_NEAR(overlapped.busbw_GBps, 150.0, 1e-9);
+  model.set_phases(CostModel::Phases::Sequential);
+  const auto sequential = model.cost(Op::AllReduce, Algorithm::Tree, b, kS);
+  EXPECT_NEAR(sequential.time_us, 20'000.0, 1e-6);
+  EXPECT_NEAR(sequential.busbw_GBps, 75.0, 1e-9);
+  EXPECT_EQ(model.cost_best(Op::AllReduce, b, kS).algorithm, Algorithm::Ring);
+  // Inside one island there is nothing to sequence: the chain alone, 1 GB per GPU = 10 ms.
+  const Batch one = model.batch(std::vector<std::vector<int>>{{0, 1}});
+  EXPECT_NEAR(model.cost(Op::AllReduce, Algorithm::Tree, one, kS).time_us, 10'000.0, 1e-6);
+}
+
 TEST(CollectiveCost, AllGatherAndReduceScatterMoveNMinusOneOverN) {
   for (Op op : {Op::AllGather, Op::ReduceScatter}) {
     const auto c = cost_of(tiny_cluster(1), Op(op), Algorithm::Ring, {{0, 1}});

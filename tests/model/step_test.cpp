@@ -85,13 +85,17 @@ TEST(Step, HandComputedTwoNodesOfTwoGpus) {
   // over NVLink at 100 GB/s = 2 us.
   EXPECT_DOUBLE_EQ(r.comm.traffic.tp_per_step, 48.0);
   EXPECT_NEAR(r.tp_us, 96.0, 1e-6);
-  // PP: 2 x 4 sends of 2e5 / tp = 1e5 bytes over a 50 GB/s NIC (each pair on its own rail) = 2 us.
-  EXPECT_NEAR(r.pp_us, 16.0, 1e-6);
-  // Bubble (p-1)/(v m) = 1/4 of busy 904.8 us; no DP.
-  EXPECT_NEAR(r.bubble_us, 226.2, 1e-6);
+  // PP: 2 x 4 sends of 2e5 / tp = 1e5 bytes over a 50 GB/s NIC (each pair on its own rail) = 2 us,
+  // each followed by the scatter/gather all-gather of 2e5 bytes over the TP pair: (n-1)/n x 2e5 =
+  // 1e5 bytes over NVLink at 100 GB/s = 1 us. 8 x 3 us = 24 us.
+  EXPECT_EQ(r.comm.traffic.pp_gather_bytes, 200'000u);
+  EXPECT_NEAR(r.comm.pp_gather.time_us, 1.0, 1e-6);
+  EXPECT_NEAR(r.pp_us, 24.0, 1e-6);
+  // Bubble (p-1)/(v m) = 1/4 of busy 912.8 us; no DP.
+  EXPECT_NEAR(r.bubble_us, 228.2, 1e-6);
   EXPECT_DOUBLE_EQ(r.dp_exposed_us, 0.0);
-  EXPECT_NEAR(r.step_us, 1131.0, 1e-6);
-  EXPECT_NEAR(r.hardware_tflops_per_gpu, 400 * 396.4e6 / 4 / 1131.0e-6 / 1e12, 1e-9);
+  EXPECT_NEAR(r.step_us, 1141.0, 1e-6);
+  EXPECT_NEAR(r.hardware_tflops_per_gpu, 400 * 396.4e6 / 4 / 1141.0e-6 / 1e12, 1e-9);
   EXPECT_NEAR(r.hfu / r.mfu, 396.4 / 298.8, 1e-9);
   // Bubble as a share of the step: (p-1)/(m+p-1) = 1/5.
   EXPECT_NEAR(r.bubble_us / r.step_us, 0.2, 1e-9);
