@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "collective_inputs.h"
 #include "thread_ranks.h"
 #include "transport/collectives/ring_allreduce.h"
 #include "transport/counted_run.h"
@@ -29,41 +30,21 @@ size_t count_for(CountKind kind, int n) {
   return 0;
 }
 
-// Inputs whose reduction is exact in every dtype: small integers for sum, min and max; for prod,
-// mostly 1 and -1 with a few 2s, so the product stays exactly representable.
-double input_value(ReduceOp op, int rank, size_t i) {
-  if (op == ReduceOp::Prod) {
-    if ((i + static_cast<size_t>(rank)) % 7 == 0) return 2.0;
-    return ((i * 3 + static_cast<size_t>(rank)) % 5 == 0) ? -1.0 : 1.0;
-  }
-  return static_cast<double>(static_cast<int>((i * 7 + static_cast<size_t>(rank) * 13) % 41) - 20);
-}
-
-double reduce_reference(ReduceOp op, int n, size_t i) {
-  double acc = input_value(op, 0, i);
-  for (int r = 1; r < n; ++r) {
-    double v = input_value(op, r, i);
-    switch (op) {
-      case ReduceOp::Sum: acc += v; break;
-      case ReduceOp::Prod: acc *= v; break;
-      case ReduceOp::Min: acc = std::min(acc, v); break;
-      case ReduceOp::Max: acc = std::max(acc, v); break;
-    }
-  }
-  return acc;
-}
+// Inputs whose reduction is exact in every dtype, shared with the other collectives' tests.
+using testing::reduce_input;
+using testing::reduced;
 
 template <typename T>
 void fill(std::vector<std::byte>& buffer, ReduceOp op, int rank, size_t count) {
   T* data = reinterpret_cast<T*>(buffer.data());
-  for (size_t i = 0; i < count; ++i) data[i] = static_cast<T>(input_value(op, rank, i));
+  for (size_t i = 0; i < count; ++i) data[i] = static_cast<T>(reduce_input(op, rank, i));
 }
 
 template <typename T>
 void expect_reduced(const std::vector<std::byte>& buffer, ReduceOp op, int n, int rank, size_t count) {
   const T* data = reinterpret_cast<const T*>(buffer.data());
   for (size_t i = 0; i < count; ++i) {
-    T expected = static_cast<T>(reduce_reference(op, n, i));
+    T expected = static_cast<T>(reduced(op, n, i));
     if (data[i] != expected) {
       ADD_FAILURE() << "rank " << rank << " element " << i << ": expected " << expected << ", got " << data[i];
       return;
