@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <thread>
@@ -19,13 +20,23 @@ namespace ringbench {
 
 using Clock = std::chrono::steady_clock;
 
-double ring_exchange_seconds(Communicator& comm, uint64_t bytes, int iterations, int back_to_back) {
+double ring_exchange_seconds(Communicator& comm, uint64_t bytes, int iterations, int back_to_back,
+                             std::span<std::byte> workspace) {
   const int n = comm.size(), r = comm.rank();
   if (n == 1 || iterations < 1 || back_to_back < 1) return 0.0;
-  // N chunk slots, used like a ring all-reduce's buffer: frame k sends slot r-k and receives into
-  // slot r-k-1, which frame k+1 then forwards.
-  std::vector<std::byte> slots(bytes * static_cast<size_t>(n));
-  auto slot = [&](int k) { return std::span<std::byte>(slots.data() + static_cast<size_t>(((k % n) + n) % n) * bytes, bytes); };
+  // Chunk slots, used like a ring all-reduce's buffer: frame k sends slot r-k and receives into
+  // slot r-k-1, which frame k+1 then forwards. Up to N slots, carved from the caller's workspace
+  // when it holds at least two (the contents are never checked, so fewer slots than N move the
+  // same bytes); otherwise allocated here.
+  std::vector<std::byte> own;
+  size_t count = bytes > 0 ? std::min<size_t>(static_cast<size_t>(n), workspace.size() / bytes) : 0;
+  if (count < 2) {
+    own.resize(bytes * static_cast<size_t>(n));
+    workspace = own;
+    count = static_cast<size_t>(n);
+  }
+  const int m = static_cast<int>(count);
+  auto slot = [&](int k) { return workspace.subspan(static_cast<size_t>(((k % m) + m) % m) * bytes, bytes); };
   std::vector<SendSpec> sends;
   std::vector<RecvSpec> receives;
   for (int k = 0; k < back_to_back; ++k) {

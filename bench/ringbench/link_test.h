@@ -10,7 +10,9 @@
 // Plain socket pair: one blocking TCP connection with 1 MiB writes, not our transport, so that a
 // slow transport cannot flatter itself by measuring its own links.
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 
 namespace ringbench {
@@ -22,7 +24,10 @@ class Communicator;
 // around the ring exactly as a ring all-reduce moves them (Communicator::ring_stream: each piece
 // forwarded as soon as it arrives), only without the reduction. So the per-chunk figure carries
 // the same start-up skew and pipelining a ring collective gets. Collective: every rank calls it.
-double ring_exchange_seconds(Communicator& comm, uint64_t bytes, int iterations, int back_to_back);
+// `workspace`, if it holds at least two chunks, is used (and overwritten) instead of allocating
+// N chunk slots: the harness passes its collective buffer, so the test adds no memory of its own.
+double ring_exchange_seconds(Communicator& comm, uint64_t bytes, int iterations, int back_to_back,
+                             std::span<std::byte> workspace = {});
 
 // One plain blocking TCP connection with 1 MiB writes (at most 256 MiB or 1 s), timed until the
 // reader has drained the last byte. Between rank 0 and the first rank on another host when there
