@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -59,11 +60,23 @@ namespace {
 constexpr size_t kWrite = 1 << 20;
 constexpr uint64_t kMaxBytes = 256ull << 20;
 constexpr auto kMaxTime = std::chrono::seconds(1);
+// Neither end may wait longer than this for the other (a firewalled data interface, a peer that
+// died): the measurement is then reported as 0 and the run goes on.
+constexpr int kDeadlineSeconds = 10;
+
+void bound_waits(int fd) {
+  timeval limit{kDeadlineSeconds, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
+}
 
 // Accepts one connection, reads until EOF, answers with the byte count (8 bytes).
 void plain_reader(int listener) {
+  pollfd ready{listener, POLLIN, 0};
+  if (::poll(&ready, 1, kDeadlineSeconds * 1000) != 1) return;
   Fd fd(::accept(listener, nullptr, nullptr));
   if (!fd) return;
+  bound_waits(fd.get());
   std::vector<char> buffer(kWrite);
   uint64_t total = 0;
   for (ssize_t n; (n = ::recv(fd.get(), buffer.data(), buffer.size(), 0)) > 0;) total += static_cast<uint64_t>(n);
@@ -74,6 +87,7 @@ void plain_reader(int listener) {
 // count: timed from the first write until the reader has drained the last byte.
 double plain_writer(const sockaddr_in& address) {
   Fd writer(::socket(AF_INET, SOCK_STREAM, 0));
+  bound_waits(writer.get());  // connect() obeys SO_SNDTIMEO too
   if (::connect(writer.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) return 0.0;
   std::vector<char> buffer(kWrite, 'r');
   auto start = Clock::now();
