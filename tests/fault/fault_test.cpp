@@ -72,9 +72,14 @@ TEST(Fault, KillOrStopOneRankFromOutsideEverySurvivorNamesItAndExitsInTime) {
     const int victim = std::uniform_int_distribution<int>(0, kRanks - 1)(random);
     fs::path dir = fs::temp_directory_path() / fmt::format("ringbench-fault-{}-{}", ::getpid(), t);
     Job job(kRanks, job_args(collective, dir, kTimeoutSeconds), dir);
-    const bool running = wait_for_rows(job, 1 + static_cast<int>(random() % 3), 30s);
-    std::this_thread::sleep_for(std::chrono::milliseconds(random() % 300));
-    if (!running || job.poll({0, 1, 2, 3}) || job.ended(0)) {  // finished before the signal: not a trial
+    bool running = wait_for_rows(job, 1 + static_cast<int>(random() % 3), 30s);
+    if (running) std::this_thread::sleep_for(std::chrono::milliseconds(random() % 300));
+    // Checked right before the signal (not before the random pause), so a run that finished in the
+    // pause is not mistaken for survivors that failed to detect anything.
+    job.poll({0, 1, 2, 3});
+    bool any_ended = false;
+    for (int r = 0; r < kRanks; ++r) any_ended |= job.ended(r);
+    if (!running || any_ended) {  // finishing before the signal: not a trial
       ++retries;
       job.wait({0, 1, 2, 3}, 10s);
       for (int r = 0; r < kRanks; ++r)
@@ -90,6 +95,17 @@ TEST(Fault, KillOrStopOneRankFromOutsideEverySurvivorNamesItAndExitsInTime) {
     for (int r = 0; r < kRanks; ++r)
       if (r != victim) survivors.push_back(r);
     const bool all_ended = job.wait(survivors, std::chrono::seconds(kTimeoutSeconds + 5));
+    bool completed = all_ended;  // every survivor finished its run cleanly: the signal came too late
+    for (int r : survivors) completed &= job.exit_code(r) == 0;
+    if (completed) {
+      --trials;
+      ++retries;
+      job.kill(victim, SIGKILL);
+      job.kill(victim, SIGCONT);
+      job.wait({victim}, 5s);
+      fs::remove_all(dir);
+      continue;
+    }
     if (!all_ended) ++hangs;
     const std::regex names_victim(fmt::format("ringbench: error: rank [0-9]+: rank {} failed", victim));
     for (int r : survivors) {
