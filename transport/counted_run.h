@@ -18,4 +18,8 @@ struct CountedRun {
 
 CountedRun run_counted(Communicator& comm, const Algorithm& algorithm, const CollectiveCall& call);
 
+// The formula side alone: what this rank must send for `call` on this placement of ranks on
+// hosts. Timed loops compute it once per size, outside the timed region.
+uint64_t expected_payload(const Communicator& comm, const Algorithm& algorithm, const CollectiveCall& call);
+
 }  // namespace ringbench

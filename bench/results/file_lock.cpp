@@ -70,7 +70,7 @@ FileLock FileLock::acquire(const std::filesystem::path& results_file, std::chron
           "or keep the results file on another filesystem)",
           context, lock_path.string(), std::strerror(error)));
     if (std::chrono::steady_clock::now() >= deadline)
-      throw ResultsError(fmt::format(
+      throw ResultsBusy(fmt::format(
           "{} is locked by another writer for more than {:g} s (lock file '{}' held by {}); wait for it "
           "to finish, or raise the lock timeout",
           context, std::chrono::duration<double>(timeout).count(), lock_path.string(),

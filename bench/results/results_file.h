@@ -40,6 +40,13 @@ class ResultsError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The lock stayed held by another writer for longer than the wait allowed: nothing is wrong with
+// the file, and the same commit may succeed later.
+class ResultsBusy : public ResultsError {
+ public:
+  using ResultsError::ResultsError;
+};
+
 enum class ColumnType { Int64, UInt64, Float64, String };
 
 struct Column {

@@ -19,7 +19,8 @@ enum class InputKind { Exact, Random };
 
 struct BenchOptions {
   std::vector<Collective> collectives = {Collective::AllReduce};
-  std::vector<std::string> algorithms = {"ring"};  // names, or {"all"}
+  // Names, "all", or "default": each collective's first algorithm (ring where there is one).
+  std::vector<std::string> algorithms = {"default"};
   DataType dtype = DataType::Float32;
   ReduceOp op = ReduceOp::Sum;
   uint64_t min_bytes = 8;

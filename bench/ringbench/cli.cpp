@@ -8,6 +8,7 @@
 #include "byte_size.h"
 #include "fault_injection.h"
 #include "ringbench_version.h"
+#include "measurement.h"
 #include "mpi_collectives.h"
 #include "transport/algorithm.h"
 #include "transport/interfaces.h"
@@ -94,6 +95,9 @@ ParsedCommandLine parse_command_line(int argc, char** argv, bool print) {
     auto parsed_dtype = parse_data_type(dtype);
     if (!parsed_dtype) throw BadValue{fmt::format("-d/--dtype {}: expected float32, float64, int32 or int64", dtype)};
     options.dtype = *parsed_dtype;
+    if (sweep_sizes(options.min_bytes, options.max_bytes, element_size(options.dtype)).empty())
+      throw BadValue{fmt::format("-m/--message-size {}: smaller than one {} element ({} bytes)", sizes, dtype,
+                                 element_size(options.dtype))};
     auto parsed_op = parse_reduce_op(op);
     if (!parsed_op) throw BadValue{fmt::format("--op {}: expected sum, prod, min or max", op)};
     options.op = *parsed_op;
@@ -136,7 +140,7 @@ ParsedCommandLine parse_command_line(int argc, char** argv, bool print) {
       options.collectives.push_back(*c);
     }
     for (const auto& name : options.algorithms) {
-      if (name == "all" || name == "auto") continue;
+      if (name == "all" || name == "auto" || name == "default") continue;
       bool known = false;
       for (Collective c : options.collectives) known |= find_harness_algorithm(c, name) != nullptr;
       if (!known) {

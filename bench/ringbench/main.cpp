@@ -24,6 +24,7 @@
 #include "report.h"
 #include "results/results_file.h"
 #include "ringbench_version.h"
+#include "results_sink.h"
 #include "run_record.h"
 #include "transport/communicator.h"
 #include "transport/error.h"
@@ -31,28 +32,6 @@
 using namespace ringbench;
 
 namespace {
-
-// Commits to the results file; a failure is reported once and remembered, never fatal to the
-// measurements still running (their rows print on stdout regardless).
-class ResultsSink {
- public:
-  explicit ResultsSink(std::string path) : path_(std::move(path)) {}
-  bool commit(const std::function<void(results::Transaction&)>& body) {
-    try {
-      results::commit(path_, body);
-      return true;
-    } catch (const std::exception& e) {
-      if (!failed_) std::fprintf(stderr, "ringbench: error: %s\n", e.what());
-      failed_ = true;
-      return false;
-    }
-  }
-  bool failed() const { return failed_; }
-
- private:
-  std::string path_;
-  bool failed_ = false;
-};
 
 struct KernelSummary {
   uint64_t connections = 0, mismatches = 0;
@@ -62,7 +41,10 @@ int run(MpiBootstrap& mpi, const BenchOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   const bool root = mpi.rank() == 0;
   RunRecord record = describe_run(options, mpi.library_version());
-  ResultsSink sink(options.output);
+  // While the others wait on rank 0 at the next barrier, a commit may not hold rank 0 for long:
+  // a third of --timeout (5 s when it is 0), queued for later if another writer has the file.
+  const auto timeout = options.transport.timeout;
+  ResultsSink sink(options.output, timeout.count() > 0 ? timeout / 3 : std::chrono::milliseconds(5000));
   const int n = mpi.size();
 
   std::unique_ptr<Communicator> comm = Communicator::connect(mpi, options.transport);
@@ -84,131 +66,150 @@ int run(MpiBootstrap& mpi, const BenchOptions& options) {
   if (root) {
     report.header({fmt::format("{} ({})", kVersion, kGitRevision), n, hosts, record.interface, record.mpi_library,
                    record.plain_pair_GBps, record.plain_pair_path});
-    sink.commit([&](results::Transaction& t) {
-      auto row = to_row(record);
-      t.append(runs_table(), {&row, 1});
+    sink.add([row = to_row(record)](results::Transaction& t) { t.append(runs_table(), {&row, 1}); });
+  }
+
+  // Rank 0 closes its /runs row however the run ends, after every queued row, so a run that fails
+  // at a later size keeps the sizes it completed and says why it stopped.
+  auto close_run = [&] {
+    if (!root) return;
+    sink.add([id = record.run_id, row = to_row(record)](results::Transaction& t) {
+      t.update_where(runs_table(), "run_id", id, row);
     });
-  }
-
-  // Every rank derives the same seed from the job's first card, so inputs agree across ranks.
-  const uint64_t seed = comm->peers()[0].secret_proposal;
-  Measurement measurement(*comm, options, seed);
-  const std::vector<int> hosts_of_ranks = host_placement(*comm);
-  const size_t esize = element_size(options.dtype);
-  // The `mpi` rows need MPI itself; under the file bootstrap (fault tests) they are left out.
-  auto runnable = [&](const Algorithm& algorithm) { return algorithm.bytes_counted() || mpi.uses_mpi(); };
-  auto wanted = [&](std::string_view name) {
-    for (const auto& w : options.algorithms)
-      if (w == "all" || w == name) return true;
-    return false;
+    sink.flush(std::chrono::seconds(60));  // the others are done or gone: wait as long as the lock needs
   };
-  std::optional<LinkModel> link_model;
-  const auto sizes = sweep_sizes(options.min_bytes, options.max_bytes, esize);
-  // Under mpirun a rank's stderr is always a pipe, but its stdout is a pty exactly when mpirun's
-  // is a terminal: either one says a person is watching.
-  ProgressLine progress(root && !options.quiet && (::isatty(STDERR_FILENO) || ::isatty(STDOUT_FILENO)));
-  for (Collective collective : options.collectives) {
-    int runs = wanted("auto") ? 1 : 0;
-    for (const Algorithm* algorithm : harness_algorithms())
-      runs += algorithm->collective() == collective && runnable(*algorithm) && wanted(algorithm->name()) ? 1 : 0;
-    for (int i = 0; i < runs; ++i)
-      for (uint64_t bytes : sizes) progress.plan(bytes);
-  }
-  int rows = 0, failed_rows = 0;
-  auto record_row = [&](const SizeResult& result) {
-    progress.clear();
-    ++rows;
-    report.row(result);
-    if (!result.bytes_ok() || (options.verify && !result.verified())) {
-      ++failed_rows;
-      report.failure_details(result);
+  try {
+    // Every rank derives the same seed from the job's first card, so inputs agree across ranks.
+    const uint64_t seed = comm->peers()[0].secret_proposal;
+    Measurement measurement(*comm, options, seed);
+    const std::vector<int> hosts_of_ranks = host_placement(*comm);
+    const size_t esize = element_size(options.dtype);
+    // The `mpi` rows need MPI itself; under the file bootstrap (fault tests) they are left out.
+    auto runnable = [&](const Algorithm& algorithm) { return algorithm.bytes_counted() || mpi.uses_mpi(); };
+    auto wanted = [&](Collective collective, std::string_view name) {
+      for (const auto& w : options.algorithms) {
+        if (w == "all" || w == name) return true;
+        if (w == "default") {
+          for (const Algorithm* a : all_algorithms())
+            if (a->collective() == collective) return a->name() == name;
+        }
+      }
+      return false;
+    };
+    std::optional<LinkModel> link_model;
+    const auto sizes = sweep_sizes(options.min_bytes, options.max_bytes, esize);
+    // Under mpirun a rank's stderr is always a pipe, but its stdout is a pty exactly when mpirun's
+    // is a terminal: either one says a person is watching.
+    ProgressLine progress(root && !options.quiet && (::isatty(STDERR_FILENO) || ::isatty(STDOUT_FILENO)));
+    for (Collective collective : options.collectives) {
+      int runs = wanted(collective, "auto") ? 1 : 0;
+      for (const Algorithm* algorithm : harness_algorithms())
+        runs += algorithm->collective() == collective && runnable(*algorithm) && wanted(collective, algorithm->name()) ? 1 : 0;
+      for (int i = 0; i < runs; ++i)
+        for (uint64_t bytes : sizes)
+          if (call_count(collective, bytes, esize, n) > 0) progress.plan(bytes);
     }
-    sink.commit([&](results::Transaction& t) {
-      auto row = to_row(record.run_id, result, options, n);
-      t.append(results_table(), {&row, 1});
-    });
-  };
+    int rows = 0, failed_rows = 0;
+    auto record_row = [&](const SizeResult& result) {
+      progress.clear();
+      ++rows;
+      report.row(result);
+      if (!result.bytes_ok() || (options.verify && !result.verified())) {
+        ++failed_rows;
+        report.failure_details(result);
+      }
+      sink.add([row = to_row(record.run_id, result, options, n)](results::Transaction& t) {
+        t.append(results_table(), {&row, 1});
+      });
+    };
 
-  for (Collective collective : options.collectives) {
-    std::vector<SizeResult> collective_results;
-    std::vector<const Algorithm*> ours;  // auto's candidates: ringbench's own algorithms
-    for (const Algorithm* algorithm : harness_algorithms()) {
-      if (algorithm->collective() != collective) continue;
-      if (algorithm->bytes_counted()) ours.push_back(algorithm);
-      if (!runnable(*algorithm) || !wanted(algorithm->name())) continue;
-      if (root) report.collective_header(collective, std::string(algorithm->name()));
-      for (uint64_t bytes : sizes) {
-        progress.starting(fmt::format("{} {}", algorithm->name(), to_string(collective)), bytes);
-        SizeResult result = measurement.measure(*algorithm, bytes);
-        progress.finished(bytes);
-        if (!root) continue;
-        record_row(result);
-        collective_results.push_back(std::move(result));
+    for (Collective collective : options.collectives) {
+      std::vector<SizeResult> collective_results;
+      std::vector<const Algorithm*> ours;  // auto's candidates: ringbench's own algorithms
+      for (const Algorithm* algorithm : harness_algorithms()) {
+        if (algorithm->collective() != collective) continue;
+        if (algorithm->bytes_counted()) ours.push_back(algorithm);
+        if (!runnable(*algorithm) || !wanted(collective, algorithm->name())) continue;
+        if (root) report.collective_header(collective, std::string(algorithm->name()));
+        for (uint64_t bytes : sizes) {
+          if (call_count(collective, bytes, esize, n) == 0) continue;  // all-to-all below one element per peer
+          progress.starting(fmt::format("{} {}", algorithm->name(), to_string(collective)), bytes);
+          SizeResult result = measurement.measure(*algorithm, bytes);
+          progress.finished(bytes);
+          if (!root) continue;
+          record_row(result);
+          collective_results.push_back(std::move(result));
+        }
+      }
+      if (wanted(collective, "auto") && !ours.empty()) {
+        if (!link_model) {
+          link_model = fit_link_model(*comm);
+          if (root)
+            fmt::print("#\n# auto model   : alpha {:.1f} us per step, beta {:.3f} GB/s per link, fitted on this run's "
+                       "link test (64 B and 1 MiB chunks)\n",
+                       link_model->alpha_s * 1e6, link_model->beta_s > 0 ? 1e-9 / link_model->beta_s : 0.0);
+        }
+        if (root) report.collective_header(collective, "auto");
+        std::string picks;
+        for (uint64_t bytes : sizes) {
+          if (call_count(collective, bytes, esize, n) == 0) continue;
+          const Algorithm* pick = choose_algorithm(ours, *link_model, hosts_of_ranks, bytes / esize, esize);
+          progress.starting(fmt::format("auto ({}) {}", pick->name(), to_string(collective)), bytes);
+          SizeResult result = measurement.measure(*pick, bytes);
+          progress.finished(bytes);
+          result.algorithm = "auto";
+          result.chosen = std::string(pick->name());
+          if (!root) continue;
+          record_row(result);
+          picks += fmt::format("{}{} {}", picks.empty() ? "" : ", ", format_byte_size(bytes), result.chosen);
+          collective_results.push_back(std::move(result));
+        }
+        if (root) fmt::print("# auto picked : {}\n", picks);
+      }
+      if (root) print_crossovers(stdout, collective, n, collective_results);
+    }
+
+    // The kernel's own byte counts, at a quiet point after the last collective.
+    comm->barrier();
+    KernelSummary kernel;
+    for (const auto& check : comm->check_kernel_counts()) {
+      ++kernel.connections;
+      if (!check.ok()) {
+        ++kernel.mismatches;
+        std::fprintf(stderr, "ringbench rank %d: byte counters disagree with TCP_INFO for rank %d: sent %llu vs %llu, "
+                             "received %llu vs %llu\n",
+                     comm->rank(), check.peer_rank, static_cast<unsigned long long>(check.ours_sent),
+                     static_cast<unsigned long long>(check.kernel_sent), static_cast<unsigned long long>(check.ours_received),
+                     static_cast<unsigned long long>(check.kernel_received));
       }
     }
-    if (wanted("auto") && !ours.empty()) {
-      if (!link_model) {
-        link_model = fit_link_model(*comm);
-        if (root)
-          fmt::print("#\n# auto model   : alpha {:.1f} us per step, beta {:.3f} GB/s per link, fitted on this run's "
-                     "link test (64 B and 1 MiB chunks)\n",
-                     link_model->alpha_s * 1e6, link_model->beta_s > 0 ? 1e-9 / link_model->beta_s : 0.0);
-      }
-      if (root) report.collective_header(collective, "auto");
-      std::string picks;
-      for (uint64_t bytes : sizes) {
-        const Algorithm* pick = choose_algorithm(ours, *link_model, hosts_of_ranks, bytes / esize, esize);
-        progress.starting(fmt::format("auto ({}) {}", pick->name(), to_string(collective)), bytes);
-        SizeResult result = measurement.measure(*pick, bytes);
-        progress.finished(bytes);
-        result.algorithm = "auto";
-        result.chosen = std::string(pick->name());
-        if (!root) continue;
-        record_row(result);
-        picks += fmt::format("{}{} {}", picks.empty() ? "" : ", ", format_byte_size(bytes), result.chosen);
-        collective_results.push_back(std::move(result));
-      }
-      if (root) fmt::print("# auto picked : {}\n", picks);
+    auto all_kernel = comm->gather(std::as_bytes(std::span(&kernel, 1)), 0);
+    if (!root) return exit_code::kOk;
+
+    KernelSummary total;
+    for (const auto& bytes : all_kernel) {
+      KernelSummary k;
+      std::memcpy(&k, bytes.data(), sizeof k);
+      total.connections += k.connections;
+      total.mismatches += k.mismatches;
     }
-    if (root) print_crossovers(stdout, collective, n, collective_results);
-  }
+    fmt::print("#\n# kernel check : {} of {} connection ends agree with TCP_INFO (bytes sent and received, handshake "
+               "and headers included)\n",
+               total.connections - total.mismatches, total.connections);
+    if (total.mismatches) ++failed_rows;
+    report.summary(rows, failed_rows, std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count());
 
-  // The kernel's own byte counts, at a quiet point after the last collective.
-  comm->barrier();
-  KernelSummary kernel;
-  for (const auto& check : comm->check_kernel_counts()) {
-    ++kernel.connections;
-    if (!check.ok()) {
-      ++kernel.mismatches;
-      std::fprintf(stderr, "ringbench rank %d: byte counters disagree with TCP_INFO for rank %d: sent %llu vs %llu, "
-                           "received %llu vs %llu\n",
-                   comm->rank(), check.peer_rank, static_cast<unsigned long long>(check.ours_sent),
-                   static_cast<unsigned long long>(check.kernel_sent), static_cast<unsigned long long>(check.ours_received),
-                   static_cast<unsigned long long>(check.kernel_received));
-    }
+    record.end_utc = utc_now();
+    record.exit_status = failed_rows ? fmt::format("failed: {} of {} rows", failed_rows, rows) : "ok";
+    close_run();
+    if (!sink.failed()) fmt::print("# results      : run {} appended to {}\n", record.run_id, options.output);
+    return failed_rows == 0 && !sink.failed() ? exit_code::kOk : exit_code::kCheckFailed;
+  } catch (const TransportError& e) {
+    record.end_utc = utc_now();
+    record.exit_status = std::string("failed: ") + e.what();
+    close_run();
+    throw;
   }
-  auto all_kernel = comm->gather(std::as_bytes(std::span(&kernel, 1)), 0);
-  if (!root) return exit_code::kOk;
-
-  KernelSummary total;
-  for (const auto& bytes : all_kernel) {
-    KernelSummary k;
-    std::memcpy(&k, bytes.data(), sizeof k);
-    total.connections += k.connections;
-    total.mismatches += k.mismatches;
-  }
-  fmt::print("#\n# kernel check : {} of {} connection ends agree with TCP_INFO (bytes sent and received, handshake "
-             "and headers included)\n",
-             total.connections - total.mismatches, total.connections);
-  if (total.mismatches) ++failed_rows;
-  report.summary(rows, failed_rows, std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count());
-
-  bool ok = failed_rows == 0 && !sink.failed();
-  record.end_utc = utc_now();
-  record.exit_status = ok ? "ok" : failed_rows ? fmt::format("failed: {} of {} rows", failed_rows, rows) : "failed: results file";
-  sink.commit([&](results::Transaction& t) { t.update_where(runs_table(), "run_id", record.run_id, to_row(record)); });
-  if (!sink.failed()) fmt::print("# results      : run {} appended to {}\n", record.run_id, options.output);
-  return ok ? exit_code::kOk : exit_code::kCheckFailed;
 }
 
 }  // namespace

@@ -29,6 +29,12 @@ std::vector<uint64_t> sweep_sizes(uint64_t min_bytes, uint64_t max_bytes, size_t
   return sizes;
 }
 
+size_t call_count(Collective collective, uint64_t bytes, size_t element_bytes, int world) {
+  size_t count = bytes / element_bytes;
+  const auto n = static_cast<size_t>(world);
+  return collective == Collective::AllToAll ? count / n * n : count;
+}
+
 Measurement::Measurement(Communicator& comm, const BenchOptions& options, uint64_t seed)
     : comm_(comm), options_(options), seed_(seed) {}
 
@@ -54,8 +60,7 @@ SizeResult Measurement::measure(const Algorithm& algorithm, uint64_t bytes) {
   result.algorithm = std::string(algorithm.name());
   result.chosen = result.algorithm;
   result.bytes_counted = algorithm.bytes_counted();
-  result.count = bytes / esize;
-  if (result.collective == Collective::AllToAll) result.count = result.count / n * n;  // equal blocks per peer
+  result.count = call_count(result.collective, bytes, esize, n);
   result.bytes = result.count * esize;
   if (inputs_.size() < result.bytes) {
     inputs_.resize(result.bytes);
@@ -67,13 +72,17 @@ SizeResult Measurement::measure(const Algorithm& algorithm, uint64_t bytes) {
 
   // In place, the inputs are restored outside the timed region; out of place, copying them from
   // the input buffer to the output buffer is part of the call, as with a separate receive buffer.
+  // Only the call is timed: the formula is worked out once, and the counters are read around it.
+  const uint64_t formula = expected_payload(comm_, algorithm, call);
   auto one_call = [&] {
     if (!options_.out_of_place) std::memcpy(buffer.data(), inputs.data(), inputs.size());
     comm_.barrier();
+    const ByteCounters before = comm_.counters();
     auto start = Clock::now();
     if (options_.out_of_place) std::memcpy(buffer.data(), inputs.data(), inputs.size());
-    CountedRun counted = run_counted(comm_, algorithm, call);
-    return std::pair{std::chrono::duration<double>(Clock::now() - start).count(), counted};
+    algorithm.run(comm_, call);
+    double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    return std::pair{seconds, CountedRun{comm_.counters() - before, formula}};
   };
 
   double warm_total = 0;

@@ -72,6 +72,10 @@ class Measurement {
   std::vector<std::byte> buffer_;  // the collective's in-place buffer
 };
 
+// Elements one call of `collective` moves for a `bytes` buffer: bytes / element size, rounded
+// down to a multiple of N for all-to-all (equal blocks per peer). Zero means nothing to measure.
+size_t call_count(Collective collective, uint64_t bytes, size_t element_bytes, int world);
+
 // The sizes of a sweep: min, then every power of two above it, up to max; sizes are rounded down
 // to whole elements and sizes smaller than one element are skipped.
 std::vector<uint64_t> sweep_sizes(uint64_t min_bytes, uint64_t max_bytes, size_t element_bytes);
