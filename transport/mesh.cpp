@@ -207,7 +207,7 @@ void MeshBuilder::complete_handshakes() {
       std::string missing;
       for (int r = 0; r < comm_.size_; ++r)
         if (r != comm_.rank_ && !comm_.connections_[r]) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
-      fail(TransportErrorKind::Handshake, -1,
+      fail(TransportErrorKind::Timeout, -1,
            fmt::format("no handshake from rank(s) {} within {} s of start", missing,
                        comm_.options_.connect_timeout.count() / 1000));
     }

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <climits>
 #include <cstdio>
 
 #include "byte_size.h"
@@ -104,9 +105,11 @@ ParsedCommandLine parse_command_line(int argc, char** argv, bool print) {
     if (data == "exact") options.inputs = InputKind::Exact;
     else if (data == "random") options.inputs = InputKind::Random;
     else throw BadValue{fmt::format("--data {}: expected exact or random", data)};
-    if (max_time < 0) throw BadValue{fmt::format("--max-time {}: must not be negative", max_time)};
+    if (!(max_time >= 0)) throw BadValue{fmt::format("--max-time {}: must not be negative", max_time)};
     options.max_seconds_per_size = max_time;
-    if (timeout_s < 0) throw BadValue{fmt::format("--timeout {}: must not be negative", timeout_s)};
+    // (Written so that NaN fails too; a week keeps the milliseconds far from poll()'s int limit.)
+    if (!(timeout_s >= 0 && timeout_s <= 7 * 86400))
+      throw BadValue{fmt::format("--timeout {}: expected 0 (wait forever) or up to a week of seconds", timeout_s)};
     options.transport.timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
     // Connection set-up obeys the same deadline (0: wait as long as it takes, a day at most).
     options.transport.connect_timeout =
@@ -139,6 +142,13 @@ ParsedCommandLine parse_command_line(int argc, char** argv, bool print) {
       if (!c) throw BadValue{fmt::format("--collective {}: unknown collective", name)};
       options.collectives.push_back(*c);
     }
+    // The MPI library counts elements in int.
+    const bool mpi_rows = std::find(options.algorithms.begin(), options.algorithms.end(), "mpi") !=
+                              options.algorithms.end() ||
+                          std::find(options.algorithms.begin(), options.algorithms.end(), "all") != options.algorithms.end();
+    if (mpi_rows && options.max_bytes / element_size(options.dtype) > static_cast<uint64_t>(INT_MAX))
+      throw BadValue{fmt::format("-m/--message-size {}: the mpi rows take at most {} elements (MPI counts in int)",
+                                 sizes, INT_MAX)};
     for (const auto& name : options.algorithms) {
       if (name == "all" || name == "auto" || name == "default") continue;
       bool known = false;

@@ -255,5 +255,15 @@ int main(int argc, char** argv) {
     // Not MPI_Finalize: with a peer dead or frozen it may wait for that peer forever.
     std::fflush(nullptr);
     std::_Exit(code);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "ringbench: error: rank %d: out of memory for the buffers of -m/--message-size (each rank "
+                         "holds about 3 times the largest message, 4 with verification)\n",
+                 mpi.rank());
+    std::fflush(nullptr);
+    std::_Exit(exit_code::kBadInput);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ringbench: error: rank %d: %s\n", mpi.rank(), e.what());
+    std::fflush(nullptr);
+    std::_Exit(exit_code::kCheckFailed);
   }
 }

@@ -37,7 +37,13 @@ std::vector<std::string> MpiBootstrap::allgather(const std::string& mine) {
   // would be a second collective, so pad to a generous fixed size instead and check it.
   constexpr int kSlot = 4096;
   std::string slot = mine;
-  if (slot.size() >= kSlot) slot.resize(kSlot - 1);
+  if (slot.size() >= kSlot) {
+    // Every rank must call the allgather, so report and stop rather than publish half a card.
+    std::fprintf(stderr, "ringbench: error: rank %d: its address card is %zu bytes, more than the %d the bootstrap "
+                         "carries (too many network interfaces? choose one with --iface)\n",
+                 rank_, slot.size(), kSlot - 1);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
   slot.resize(kSlot, '\0');
   std::vector<char> all(static_cast<size_t>(kSlot) * static_cast<size_t>(size_));
   MPI_Allgather(slot.data(), kSlot, MPI_CHAR, all.data(), kSlot, MPI_CHAR, MPI_COMM_WORLD);
