@@ -76,10 +76,18 @@ def iperf_repetitions(paths):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("file")
-    parser.add_argument("--ranks", type=int, required=True)
-    parser.add_argument("--runs", required=True)
+    parser.add_argument("--ranks", type=int)
+    parser.add_argument("--runs")
     parser.add_argument("--iperf", nargs="*", default=[])
+    parser.add_argument("--failed", nargs="*", default=[], help="id:what:exit of runs that failed part-way")
+    parser.add_argument("--last-run-id", action="store_true", help="print the id of the file's last run and stop")
     args = parser.parse_args(argv)
+    if args.last_run_id:
+        with rr.open_results(args.file) as f:
+            print(rr.decode(f["runs"][-1]["run_id"]))
+        return 0
+    if args.ranks is None or args.runs is None:
+        parser.error("--ranks and --runs are required")
 
     side_of = {}
     with open(args.runs) as f:
@@ -114,6 +122,9 @@ def main(argv=None):
         print(f"# timing       : {some['timing_method']} (same method for ours and mpi)")
     print("# figures      : medians over the repetitions, [min-max] spread; busbw in GB/s (1e9 B/s); "
           "x mpi = busbw / mpi busbw at that size; eff = link-bound time / time")
+    for failure in args.failed:
+        if failure:
+            print(f"# failed run   : {failure} (its finished sizes are included)")
     if iperf:
         print(f"# iperf3       : {iperf[0]['version']}, {iperf[0]['streams']} concurrent clients, 1 stream and 1 MiB writes each, on 127.0.0.1: "
               f"{statistics.median(iperf_GBps):.3f} GB/s aggregate [{spread(iperf_GBps, '{:.3f}')}]")
