@@ -51,6 +51,11 @@ class Algorithm {
   // False for algorithms whose bytes do not cross our connections (the MPI library's own
   // collectives, run as a baseline): their counters stay at zero and no formula applies.
   virtual bool bytes_counted() const { return true; }
+  // Called by the harness after each timed call, outside the timed region, before anything else
+  // crosses the wire. Ours need nothing; the MPI library's may still owe its peers progress (Open
+  // MPI's TCP transport finishes a send only while the receiver is inside MPI), so the `mpi`
+  // rows settle with MPI_Barrier before the next barrier over our own connections.
+  virtual void settle() const {}
 };
 
 // Each rank's host as a small index (0 for rank 0's host, then numbered by first appearance),

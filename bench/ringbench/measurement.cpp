@@ -82,6 +82,7 @@ SizeResult Measurement::measure(const Algorithm& algorithm, uint64_t bytes) {
     if (options_.out_of_place) std::memcpy(buffer.data(), inputs.data(), inputs.size());
     algorithm.run(comm_, call);
     double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    algorithm.settle();
     return std::pair{seconds, CountedRun{comm_.counters() - before, formula}};
   };
 

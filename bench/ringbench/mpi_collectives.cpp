@@ -58,6 +58,7 @@ class MpiCollective final : public Algorithm {
   uint64_t payload_bytes_sent(int, int, size_t, size_t, int) const override { return 0; }
   bool bytes_counted() const override { return false; }
   std::string_view when_it_wins() const override { return "the MPI library's own choice (baseline, not ours)"; }
+  void settle() const override { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
 
   void run(Communicator& comm, const CollectiveCall& call) const override {
     const int n = comm.size(), r = comm.rank();
