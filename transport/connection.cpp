@@ -14,8 +14,12 @@
 
 namespace ringbench {
 
-Connection::Connection(Fd fd, int my_rank, int peer_rank, std::string peer_address)
-    : fd_(std::move(fd)), my_rank_(my_rank), peer_rank_(peer_rank), peer_address_(std::move(peer_address)) {}
+Connection::Connection(Fd fd, int my_rank, int peer_rank, std::string peer_address, bool opened_by_us)
+    : fd_(std::move(fd)),
+      my_rank_(my_rank),
+      peer_rank_(peer_rank),
+      opened_by_us_(opened_by_us),
+      peer_address_(std::move(peer_address)) {}
 
 std::string Connection::describe_peer() const {
   return fmt::format("rank {} ({})", peer_rank_, peer_address_);
@@ -125,17 +129,21 @@ void Connection::record_received(uint64_t overhead, uint64_t payload) {
 }
 
 KernelByteCounts Connection::kernel_counts() const {
-  // Bytes the peer sent that still wait in our receive queue, and bytes we wrote that still wait
-  // in our send queue unsent, are counted by one side and not yet by the other; measured on both
-  // sides of TCP_INFO so that traffic arriving meanwhile is noticed (and the caller retries).
-  int unread_before = 0, unread_after = 0, unsent = 0;
+  // Sent side: the bytes the peer acknowledged plus those still in our send queue (unsent or
+  // unacknowledged). Not tcpi_bytes_sent: it counts a segment again when a shaping qdisc drops it
+  // locally and TCP sends it anew, which tcpi_bytes_retrans does not cover (seen on a tbf-shaped
+  // link). Received side: what arrived in order less what we have not read yet. The queues are
+  // read on both sides of TCP_INFO, so an ack or data arriving in between is noticed and the
+  // caller retries.
+  int unread_before = 0, unread_after = 0, queued_before = 0, queued_after = 0;
   tcp_info info{};
   socklen_t length = sizeof info;
   ::ioctl(fd_.get(), SIOCINQ, &unread_before);
+  ::ioctl(fd_.get(), SIOCOUTQ, &queued_before);
   int rc = ::getsockopt(fd_.get(), IPPROTO_TCP, TCP_INFO, &info, &length);
-  ::ioctl(fd_.get(), SIOCOUTQNSD, &unsent);
+  ::ioctl(fd_.get(), SIOCOUTQ, &queued_after);
   ::ioctl(fd_.get(), SIOCINQ, &unread_after);
-  if (unread_before != unread_after) return {UINT64_MAX, UINT64_MAX};
+  if (unread_before != unread_after || queued_before != queued_after) return {UINT64_MAX, UINT64_MAX};
   if (rc != 0)
     throw TransportError(TransportErrorKind::System, peer_rank_,
                          fmt::format("rank {}: {} for {}", my_rank_, system_error_text("getsockopt(TCP_INFO)", errno),
@@ -146,7 +154,9 @@ KernelByteCounts Connection::kernel_counts() const {
   enum : uint8_t { kTimeWait = 6, kCloseWait = 8, kLastAck = 9, kClosing = 11 };
   uint8_t state = info.tcpi_state;
   uint64_t fin = (state == kCloseWait || state == kLastAck || state == kClosing || state == kTimeWait) ? 1 : 0;
-  return {info.tcpi_bytes_sent - info.tcpi_bytes_retrans + static_cast<uint64_t>(unsent),
+  // The active opener's SYN is one acknowledged byte of sequence space that carried no data.
+  const uint64_t syn = opened_by_us_ ? 1 : 0;
+  return {info.tcpi_bytes_acked - syn + static_cast<uint64_t>(queued_after),
           info.tcpi_bytes_received - fin - static_cast<uint64_t>(unread_after)};
 }
 

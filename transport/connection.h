@@ -25,7 +25,7 @@ namespace ringbench {
 // Both are comparable with our own counters at any moment: data still queued in either direction
 // is accounted for (see kernel_counts()).
 struct KernelByteCounts {
-  uint64_t bytes_sent = 0;      // tcpi_bytes_sent less retransmitted bytes, plus bytes still unsent
+  uint64_t bytes_sent = 0;      // tcpi_bytes_acked plus bytes still in the send queue
   uint64_t bytes_received = 0;  // tcpi_bytes_received less bytes not yet read by us
 };
 
@@ -33,7 +33,8 @@ class Connection {
  public:
   enum class State { Connected, Closed };
 
-  Connection(Fd fd, int my_rank, int peer_rank, std::string peer_address);
+  // opened_by_us: this rank called connect() (the kernel then counts our SYN as an acked byte).
+  Connection(Fd fd, int my_rank, int peer_rank, std::string peer_address, bool opened_by_us = false);
 
   int fd() const { return fd_.get(); }
   int peer_rank() const { return peer_rank_; }
@@ -89,6 +90,7 @@ class Connection {
   Fd fd_;
   int my_rank_;
   int peer_rank_;
+  bool opened_by_us_ = false;
   std::string peer_address_;
   State state_ = State::Connected;
   ByteCounters counters_;

@@ -294,7 +294,8 @@ void MeshBuilder::on_outgoing_reply(Pending& p) {
 }
 
 void MeshBuilder::add_connection(Pending& p, int peer_rank) {
-  auto connection = std::make_unique<Connection>(std::move(p.fd), comm_.rank_, peer_rank, p.address);
+  const bool opened_by_us = p.peer_rank >= 0;  // outgoing: we knew whom we were calling
+  auto connection = std::make_unique<Connection>(std::move(p.fd), comm_.rank_, peer_rank, p.address, opened_by_us);
   // Both handshake messages crossed this connection: they are protocol overhead.
   connection->record_sent(wire::kHelloBytes, 0);
   connection->record_received(wire::kHelloBytes, 0);

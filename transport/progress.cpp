@@ -103,8 +103,8 @@ class Loop {
        const StepContext& where)
       : comm_(comm), connections_(connections), strangers_(strangers), options_(comm.options()), where_(where), rank_(comm.rank()),
         heartbeat_(liveness::heartbeat_interval(options_.timeout)), grace_(liveness::close_grace(options_.timeout)),
-        reading_(connections.size()), pending_data_(connections.size()), spin_(spin_budget(comm)),
-        yield_(oversubscribed(comm)) {}
+        spin_(spin_budget(comm)), yield_(oversubscribed(comm)), reading_(connections.size()),
+        pending_data_(connections.size()) {}
 
   std::vector<SendState> sends;
   std::vector<RecvState> recvs;
