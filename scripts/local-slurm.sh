@@ -102,8 +102,8 @@ write_config() {
   ctld_host=$(hostname -s)
   # CPUs and layout as slurmd sees them; RealMemory a little under the machine's, or the node is
   # marked invalid when its free memory drifts below the configured figure.
-  node_hw=$(slurmd -C | head -1 | sed -e 's/^NodeName=[^ ]* //' -e 's/ RealMemory=.*//')
-  memory=$(slurmd -C | head -1 | sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p')
+  node_hw=$(slurmd -C | sed -n 1p | sed -e 's/^NodeName=[^ ]* //' -e 's/ RealMemory=.*//')
+  memory=$(slurmd -C | sed -n 1p | sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p')
   memory=$((memory * 9 / 10))
   if [ "$NODES" = 2 ]; then ctld_addr=$NS_SUBNET.254; else ctld_addr=127.0.0.1; fi
   cat > "$DIR/slurm.conf" <<EOF

@@ -53,7 +53,7 @@ TABLE
 array=$(sed -n 's/^sweep: array job \([0-9]*\).*/\1/p' sweep.txt)
 for task in 0 1 2; do [ -f "results/sweep_${array}_${task}.h5" ] || fail "no file for array task $task"; done
 "$python" "$root/tests/scripts/check_results.py" "results/sweep_${array}.h5" --runs 3 --world-size 2 --world-size 3 --world-size 4
-ls logs/ringbench-merge_*.out >/dev/null && sed 's/^/    | /' logs/ringbench-merge_*.out | head -5
+ls logs/ringbench-merge_*.out >/dev/null && sed -n '1,5s/^/    | /p' logs/ringbench-merge_*.out  # sed reads to the end: no SIGPIPE under pipefail
 "$root/scripts/ringbench-analyze" "results/sweep_${array}.h5" > sweep_analysis.txt
 "$python" "$root/tests/scripts/check_analysis.py" sweep_analysis.txt "results/sweep_${array}_analysis" --world-size 2 3 4
 
