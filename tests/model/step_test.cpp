@@ -200,7 +200,9 @@ TEST(Failures, BlastRadiusOnTwoNodesOfTwoGpus) {
   p.order = parse_order("dp-tp");
   const auto strided = blast_radius(c, p, rates);
   for (const auto& r : strided) {
-    if (r.component == Component::Node) EXPECT_EQ(r.stalled_elastic, 4);
+    if (r.component == Component::Node) {
+      EXPECT_EQ(r.stalled_elastic, 4);
+    }
   }
 }
 
@@ -260,7 +262,9 @@ TEST(PublishedRuns, TensorParallelBeyondTheNodeLosesInTheMegatron162bSweep) {
   for (const auto& k : rankings) {
     std::printf("%s: published best %s, model best %s%s\n", k.name.c_str(), k.published_best.c_str(),
                 k.model_best.c_str(), k.known_miss.empty() ? "" : " (known miss)");
-    if (k.known_miss.empty()) EXPECT_TRUE(k.pass()) << k.name;
+    if (k.known_miss.empty()) {
+      EXPECT_TRUE(k.pass()) << k.name;
+    }
   }
   // Batch 128 (m = 128, the bubble small): tp8 pp8 strictly beats every other split.
   EXPECT_EQ(rankings[1].model_best, "tp8 pp8");

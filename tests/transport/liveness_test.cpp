@@ -67,7 +67,9 @@ TEST(Liveness, HeartbeatsBetweenFramesLeaveResultsAndCountsExact) {
     EXPECT_EQ(moved.payload_sent, 4 * ring_allreduce().payload_bytes_sent(comm.rank(), n, 3001, 4, 0));
     // Rank 1 sleeps while the others wait and heartbeat: it finds heartbeats beyond the headers of
     // the 2(N-1) frames per call it receives, in front of its data frames.
-    if (comm.rank() == 1) EXPECT_GT(moved.overhead_received, 4u * 2 * (n - 1) * 32);
+    if (comm.rank() == 1) {
+      EXPECT_GT(moved.overhead_received, 4u * 2 * (n - 1) * 32);
+    }
     comm.barrier();
     for (const auto& check : comm.check_kernel_counts()) EXPECT_TRUE(check.ok()) << "peer " << check.peer_rank;
   });
