@@ -271,14 +271,7 @@ def write_tables(path, comparison_id, summary, iperf):
                 append(f, "/comparison/iperf3", IPERF_COLUMNS,
                        "scripts/compare.sh: iperf3 on 127.0.0.1 with as many streams as ring links",
                        to_array(IPERF_COLUMNS, iperf_rows))
-            with open(tmp, "rb") as f:
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-            directory = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
-            try:
-                os.fsync(directory)
-            finally:
-                os.close(directory)
+            rr.replace_durably(tmp, path)
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)

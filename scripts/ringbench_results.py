@@ -24,6 +24,19 @@ class ResultsError(Exception):
     """A problem with an input file that the user can act on; printed as one line."""
 
 
+def replace_durably(tmp, path):
+    """Renames the finished copy `tmp` over `path` so that a crash leaves one or the other: the
+    copy is fsynced first and the directory after, as ringbench's own commits do."""
+    with open(tmp, "rb") as f:
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    directory = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+
+
 def table_paths(f):
     """Paths ("/runs", "/model/placements") of every compound 1-D dataset in an open file."""
     paths = []
@@ -204,14 +217,7 @@ def merge_files(paths, output, log=sys.stderr):
                 if len(rows):
                     ds[:] = rows
                 counts[path] = len(rows)
-        with open(tmp, "rb") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, output)
-        directory = os.open(os.path.dirname(os.path.abspath(output)), os.O_RDONLY)
-        try:
-            os.fsync(directory)
-        finally:
-            os.close(directory)
+        replace_durably(tmp, output)
         return counts, len(owner), repeated
     finally:
         for f in files:

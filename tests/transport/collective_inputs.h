@@ -16,6 +16,22 @@
 
 namespace ringbench::testing {
 
+// The message sizes every collective is tested at, as a function of N: the edge cases of the
+// chunk layout, an awkward prime, and one far past 4 KiB socket buffers.
+enum class CountKind { Zero, One, NMinus1, NPlus1, Prime, Large };
+inline constexpr const char* kCountNames[] = {"zero", "one", "nminus1", "nplus1", "prime", "large"};
+inline size_t count_for(CountKind kind, int n) {
+  switch (kind) {
+    case CountKind::Zero: return 0;
+    case CountKind::One: return 1;
+    case CountKind::NMinus1: return static_cast<size_t>(n - 1);
+    case CountKind::NPlus1: return static_cast<size_t>(n + 1);
+    case CountKind::Prime: return 10007;
+    case CountKind::Large: return 300007;  // > 1 MiB of float32: far past 4 KiB socket buffers
+  }
+  return 0;
+}
+
 // Rank `rank`'s contribution to a reduction, element i (as in ring_allreduce_test.cpp).
 inline double reduce_input(ReduceOp op, int rank, size_t i) {
   if (op == ReduceOp::Prod) {

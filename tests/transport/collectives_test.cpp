@@ -22,19 +22,9 @@
 namespace ringbench {
 namespace {
 
-enum class CountKind { Zero, One, NMinus1, NPlus1, Prime, Large };
-constexpr const char* kCountNames[] = {"zero", "one", "nminus1", "nplus1", "prime", "large"};
-size_t count_for(CountKind kind, int n) {
-  switch (kind) {
-    case CountKind::Zero: return 0;
-    case CountKind::One: return 1;
-    case CountKind::NMinus1: return static_cast<size_t>(n - 1);
-    case CountKind::NPlus1: return static_cast<size_t>(n + 1);
-    case CountKind::Prime: return 10007;
-    case CountKind::Large: return 300007;  // > 1 MiB of float32: far past 4 KiB socket buffers
-  }
-  return 0;
-}
+using testing::count_for;
+using testing::CountKind;
+using testing::kCountNames;
 
 // Where ranks live, for host-aware algorithms; a function of N.
 enum class Placement { OneHost, TwoHalves, LastAlone, RoundRobin, OwnHost };

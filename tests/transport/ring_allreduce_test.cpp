@@ -16,19 +16,9 @@
 namespace ringbench {
 namespace {
 
-enum class CountKind { Zero, One, NMinus1, NPlus1, Prime, Large };
-
-size_t count_for(CountKind kind, int n) {
-  switch (kind) {
-    case CountKind::Zero: return 0;
-    case CountKind::One: return 1;
-    case CountKind::NMinus1: return static_cast<size_t>(n - 1);
-    case CountKind::NPlus1: return static_cast<size_t>(n + 1);
-    case CountKind::Prime: return 10007;
-    case CountKind::Large: return 300007;  // > 1 MiB of float32: far past 4 KiB socket buffers
-  }
-  return 0;
-}
+using testing::count_for;
+using testing::CountKind;
+using testing::kCountNames;
 
 // Inputs whose reduction is exact in every dtype, shared with the other collectives' tests.
 using testing::reduce_input;
@@ -62,10 +52,9 @@ struct Case {
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   const Case& c = info.param;
-  static const char* kinds[] = {"zero", "one", "nminus1", "nplus1", "prime", "large"};
   // append() only: g++ 12 warns falsely (-Wrestrict) on `"_" + std::string` (its bug 105329).
   std::string name = "n";
-  name.append(std::to_string(c.n)).append("_").append(kinds[static_cast<int>(c.count)]);
+  name.append(std::to_string(c.n)).append("_").append(kCountNames[static_cast<int>(c.count)]);
   name.append("_").append(to_string(c.dtype)).append("_").append(to_string(c.op));
   if (c.socket_buffer) name.append("_tinybuf");
   return name;

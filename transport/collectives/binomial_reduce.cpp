@@ -19,11 +19,7 @@ class BinomialReduce final : public ScheduledAlgorithm {
   Collective collective() const override { return Collective::Reduce; }
   std::string_view name() const override { return "binomial-tree"; }
   std::string_view when_it_wins() const override { return "small messages: ceil(log2 N) steps"; }
-  uint32_t steps(int world_size) const override {
-    uint32_t rounds = 0;
-    for (int m = 1; m < world_size; m *= 2) ++rounds;
-    return rounds;
-  }
+  uint32_t steps(int world_size) const override { return static_cast<uint32_t>(ceil_log2(world_size)); }
 
   Schedule plan(const PlanInput& in) const override {
     Schedule schedule;

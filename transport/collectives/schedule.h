@@ -119,4 +119,11 @@ inline int floor_log2(int n) {
   return k;
 }
 
+// Rounds of a binomial tree over n ranks: the holders double each round.
+inline int ceil_log2(int n) {
+  int k = 0;
+  while ((1 << k) < n) ++k;
+  return k;
+}
+
 }  // namespace ringbench
