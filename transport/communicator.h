@@ -87,6 +87,8 @@ class Communicator {
   const std::vector<PeerCard>& peers() const { return cards_; }  // indexed by rank
   const InterfaceAddress& interface() const { return interface_; }
   bool all_on_one_host() const { return all_on_one_host_; }
+  // More ranks on this host than it has cores: a waiting rank should give its core away.
+  bool ranks_exceed_cores() const { return ranks_exceed_cores_; }
   std::vector<std::string> distinct_hosts() const;  // hostnames, one per distinct host identity
 
   // Starts a new collective call: frames are tagged with its sequence number, which every rank
@@ -140,6 +142,7 @@ class Communicator {
   std::vector<PeerCard> cards_;
   InterfaceAddress interface_;
   bool all_on_one_host_ = true;
+  bool ranks_exceed_cores_ = false;
   Fd listener_;
   std::vector<std::unique_ptr<Connection>> connections_;  // by peer rank; null for self
   uint64_t sequence_ = 0;

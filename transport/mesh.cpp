@@ -126,6 +126,12 @@ void MeshBuilder::choose_routes() {
   const auto& cards = comm_.cards_;
   comm_.all_on_one_host_ = std::all_of(cards.begin(), cards.end(),
                                        [&](const PeerCard& c) { return c.host.same_host(cards[0].host); });
+  // Counted once here: std::thread::hardware_concurrency() reads /sys on every call, three
+  // syscalls the progress loop would otherwise pay per step.
+  const auto neighbours = std::count_if(cards.begin(), cards.end(),
+                                        [&](const PeerCard& c) { return c.host.same_host(cards[comm_.rank_].host); });
+  const unsigned cores = std::thread::hardware_concurrency();
+  comm_.ranks_exceed_cores_ = cores == 0 || static_cast<unsigned>(neighbours) > cores;
   const auto& prefix = comm_.options_.iface_prefix;
   comm_.interface_ = choose_interface(cards[comm_.rank_].interfaces, prefix, comm_.all_on_one_host_);
   peer_addresses_.resize(comm_.size_);

@@ -28,7 +28,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -103,7 +102,7 @@ class Loop {
        const StepContext& where)
       : comm_(comm), connections_(connections), strangers_(strangers), options_(comm.options()), where_(where), rank_(comm.rank()),
         heartbeat_(liveness::heartbeat_interval(options_.timeout)), grace_(liveness::close_grace(options_.timeout)),
-        spin_(spin_budget(comm)), yield_(oversubscribed(comm)), reading_(connections.size()),
+        spin_(spin_budget(comm)), yield_(comm.ranks_exceed_cores()), reading_(connections.size()),
         pending_data_(connections.size()) {}
 
   std::vector<SendState> sends;
@@ -141,7 +140,6 @@ class Loop {
   int rank_;
   std::chrono::milliseconds heartbeat_, grace_;
   static Clock::duration spin_budget(const Communicator& comm);
-  static bool oversubscribed(const Communicator& comm);
   Clock::duration spin_;  // how long a stalled loop retries before it sleeps in poll()
   bool yield_;            // more ranks on this host than cores: give the core away while spinning
   Clock::time_point entered_, last_progress_, next_watchdog_;
@@ -440,16 +438,6 @@ Clock::duration Loop::spin_budget(const Communicator& comm) {
   // those tests are written against: every stall goes straight to the liveness checks and poll().
   if (comm.options().fault_hook) return {};
   return std::chrono::duration_cast<Clock::duration>(comm.options().spin);
-}
-
-bool Loop::oversubscribed(const Communicator& comm) {
-  // Compared field by field: HostIdentity::key() would build strings on every call.
-  const HostIdentity& me = comm.peers()[comm.rank()].host;
-  unsigned here = 0;
-  for (const auto& card : comm.peers())
-    here += card.host.boot_id == me.boot_id && card.host.netns_inode == me.netns_inode ? 1 : 0;
-  const unsigned cores = std::thread::hardware_concurrency();
-  return cores == 0 || here > cores;
 }
 
 void Loop::run() {
