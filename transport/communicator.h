@@ -9,6 +9,7 @@
 // names the failed rank (peer_rank()). After a failure every peer still reachable is told
 // (abort.cpp) and every later call throws the same error at once.
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -49,12 +50,21 @@ struct SendSpec {
 // If on_arrival is set it is called with consecutive byte ranges [begin, end) of payload as they
 // arrive, each a multiple of `granule` bytes long except possibly the last, so the caller can
 // reduce what has arrived while the rest is still on the wire.
+//
+// With on_arrival, `staging` may replace payload as the landing place: the frame's bytes then
+// land in staging used as a ring (frame offset k at staging[k % staging.size()]), never more than
+// staging.size() bytes ahead of what on_arrival has taken, and payload only gives the frame's
+// length. A ring a few pipeline pieces long stays in cache however large the frame, so the
+// kernel's copy and the reduction that reads it meet in cache rather than in memory. Its size
+// must be a multiple of the pipeline piece (TransportOptions::pipeline_bytes rounded down to
+// granule), so no range handed to on_arrival wraps around.
 struct RecvSpec {
   int peer;
   uint32_t step;
   std::span<std::byte> payload;
   std::function<void(size_t begin, size_t end)> on_arrival = {};
   size_t granule = 1;
+  std::span<std::byte> staging = {};
 };
 
 // Where an exchange sits, for error messages: "ring allreduce step 3/6".
@@ -120,6 +130,13 @@ class Communicator {
   // Compares each connection's counters with TCP_INFO. Call at a quiet point (after barrier()),
   // when everything sent has been received.
   std::vector<KernelCheck> check_kernel_counts() const;
+
+  // The bytes a receive hands to on_arrival at a time (options.pipeline_bytes, a whole number of
+  // granules, at least one): a staging ring is sized in these.
+  size_t pipeline_piece(size_t granule) const {
+    granule = std::max<size_t>(granule, 1);
+    return std::max(granule, options_.pipeline_bytes / granule * granule);
+  }
 
   // Reusable scratch memory for algorithms, so no timed call allocates once warmed up.
   std::span<std::byte> scratch(size_t bytes);

@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -69,6 +70,9 @@ struct RecvState {
   size_t piece = 1;     // on_arrival granularity in bytes
   bool header_checked = false;
   bool finished() const { return done == header.size() + spec->payload.size() && reported == spec->payload.size(); }
+  // Where payload bytes land: the payload itself, or the staging ring (RecvSpec::staging).
+  std::span<std::byte> landing() const { return spec->staging.empty() ? spec->payload : spec->staging; }
+  size_t ring() const { return spec->staging.size(); }  // 0: no staging ring
 };
 
 // Splits `n` bytes just moved at stream offset `done` into (overhead, payload).
@@ -77,17 +81,20 @@ std::pair<uint64_t, uint64_t> split(size_t done, size_t n) {
   return {overhead, n - overhead};
 }
 
-// iovecs for the bytes of [done, limit) of header+payload.
-int fill_iov(iovec* iov, std::byte* header, size_t header_size, std::byte* payload, size_t limit, size_t done) {
+// iovecs for the bytes of [done, limit) of header+payload, where the first payload byte in that
+// range (payload byte done - header_size, or 0 while the header is incomplete) is at payload_at.
+int fill_iov(iovec* iov, std::byte* header, size_t header_size, std::byte* payload_at, size_t limit, size_t done) {
   int count = 0;
   if (done < header_size) {
     iov[count++] = {header + done, header_size - done};
-    if (limit > header_size) iov[count++] = {payload, limit - header_size};
+    if (limit > header_size) iov[count++] = {payload_at, limit - header_size};
   } else if (done < limit) {
-    iov[count++] = {payload + (done - header_size), limit - done};
+    iov[count++] = {payload_at, limit - done};
   }
   return count;
 }
+
+size_t payload_offset(size_t done) { return done > wire::kFrameHeaderBytes ? done - wire::kFrameHeaderBytes : 0; }
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
@@ -159,7 +166,8 @@ bool Loop::progress(SendState& s) {
     s.connection->set_sending_frame(true);
   }
   iovec iov[2];
-  int count = fill_iov(iov, s.header.data(), s.header.size(), const_cast<std::byte*>(s.payload.data()), limit, s.done);
+  int count = fill_iov(iov, s.header.data(), s.header.size(),
+                       const_cast<std::byte*>(s.payload.data()) + payload_offset(s.done), limit, s.done);
   size_t n = s.connection->write_some(iov, count);
   auto [overhead, payload] = split(s.done, n);
   s.connection->record_sent(overhead, payload);
@@ -170,12 +178,21 @@ bool Loop::progress(SendState& s) {
 
 bool Loop::progress(RecvState& r) {
   auto payload = r.spec->payload;
+  const size_t ring = r.ring();
   bool moved = false;
-  if (r.done < r.header.size() + payload.size()) {
+  // Never read past the frame we expect: a frame of another size is reported, not half-read
+  // into the next one. A staging ring also bounds the read by what on_arrival has taken, and
+  // by the ring's end (the next pass continues from its start).
+  size_t limit = r.header.size() + payload.size();
+  std::byte* landing_at = payload.data() + payload_offset(r.done);
+  if (ring) {
+    const size_t at = payload_offset(r.done);
+    limit = std::min({limit, r.header.size() + r.reported + ring, r.header.size() + at - at % ring + ring});
+    landing_at = r.spec->staging.data() + at % ring;
+  }
+  if (r.done < limit) {
     iovec iov[2];
-    // Never read past the frame we expect: a frame of another size is reported, not half-read
-    // into the next one.
-    int count = fill_iov(iov, r.header.data(), r.header.size(), payload.data(), r.header.size() + payload.size(), r.done);
+    int count = fill_iov(iov, r.header.data(), r.header.size(), landing_at, limit, r.done);
     size_t n = r.connection->read_some(iov, count);
     auto [overhead, payload_bytes] = split(r.done, n);
     r.connection->record_received(overhead, payload_bytes);
@@ -190,9 +207,11 @@ bool Loop::progress(RecvState& r) {
     return moved;
   }
   size_t ready = arrived == payload.size() ? arrived : r.reported + (arrived - r.reported) / r.piece * r.piece;
-  if (ready > r.reported) {
-    r.spec->on_arrival(r.reported, ready);
-    r.reported = ready;
+  while (ready > r.reported) {
+    // A range handed over never wraps around a staging ring (pieces divide the ring).
+    size_t end = ring ? std::min(ready, r.reported - r.reported % ring + ring) : ready;
+    r.spec->on_arrival(r.reported, end);
+    r.reported = end;
     moved = true;  // delivered bytes may unblock a fed send
   }
   return moved;
@@ -203,7 +222,7 @@ bool Loop::progress(RecvState& r) {
 // payload buffer are the start of the real frame and move back into place. Returns the bytes of
 // heartbeats consumed.
 size_t Loop::reframe(RecvState& r) {
-  auto payload = r.spec->payload;
+  auto payload = r.landing();  // at the frame's start no read has wrapped a staging ring
   const int peer = r.connection->peer_rank();
   size_t consumed = 0;
   while (!r.header_checked && r.done >= kHeader) {
@@ -536,9 +555,11 @@ void Loop::run() {
   }
 }
 
-RecvState make_recv(Connection& connection, RecvSpec& spec, uint64_t sequence, size_t pipeline_bytes) {
-  size_t granule = std::max<size_t>(spec.granule, 1);
-  size_t piece = std::max(granule, pipeline_bytes / granule * granule);
+RecvState make_recv(Connection& connection, RecvSpec& spec, uint64_t sequence, size_t piece) {
+  if (!spec.staging.empty() && (!spec.on_arrival || spec.staging.size() % piece != 0))
+    throw std::invalid_argument(fmt::format("a staging ring of {} bytes needs on_arrival and a multiple of the "
+                                            "{}-byte pipeline piece",
+                                            spec.staging.size(), piece));
   wire::FrameHeader expected{wire::kFrameMagic, wire::FrameKind::Data, sequence, spec.step, spec.payload.size()};
   RecvState state{&connection, &spec, expected};
   state.piece = piece;
@@ -558,7 +579,7 @@ void Communicator::exchange(std::span<const SendSpec> sends, std::span<RecvSpec>
   loop.sends.reserve(sends.size());
   loop.recvs.reserve(receives.size());
   for (const auto& s : sends) loop.sends.push_back(make_send(peer(s.peer), s, sequence_));
-  for (auto& r : receives) loop.recvs.push_back(make_recv(peer(r.peer), r, sequence_, options_.pipeline_bytes));
+  for (auto& r : receives) loop.recvs.push_back(make_recv(peer(r.peer), r, sequence_, pipeline_piece(r.granule)));
   try {
     loop.run();
   } catch (const TransportError& e) {
@@ -580,7 +601,7 @@ void Communicator::ring_stream(std::span<const SendSpec> sends, std::span<RecvSp
     }
   }
   for (size_t k = 0; k < receives.size(); ++k) {
-    loop.recvs.push_back(make_recv(peer(receives[k].peer), receives[k], sequence_, options_.pipeline_bytes));
+    loop.recvs.push_back(make_recv(peer(receives[k].peer), receives[k], sequence_, pipeline_piece(receives[k].granule)));
     if (k > 0) loop.recvs.back().after = static_cast<int>(k - 1);
   }
   try {
