@@ -12,8 +12,10 @@
 #   ours   mpirun ... ringbench --algo LARGE-ALGOS -m LARGE -x 3   (with the link test)
 #   theirs mpirun ... ringbench --algo mpi -m LARGE -x 3
 #   probe  RANKS concurrent iperf3 clients on 127.0.0.1, one stream each (as many as ring links)
-# Every mpirun uses Open MPI's TCP (--mca pml ob1 --mca btl tcp,self), so the `mpi` rows cross the
-# same loopback TCP as ours; ringbench uses MPI only to exchange addresses. All rows go to the
+# Every mpirun uses Open MPI's TCP on the loopback interface (--mca pml ob1 --mca btl tcp,self
+# --mca btl_tcp_if_include lo; its default would pick this host's eth0 address, which the kernel
+# also routes over lo), so the `mpi` rows cross the same loopback TCP as ours; ringbench uses MPI
+# only to exchange addresses. All rows go to the
 # HDF5 file (-o); then scripts/compare_report.py prints one table per collective (medians over
 # the repetitions with their min-max spread, ratios to Open MPI and to the link bound, the link
 # test against iperf3) and appends those tables and the iperf3 runs to the same file
@@ -68,7 +70,7 @@ run_ringbench() {
   local log=$work/$side-$band-$rep.log
   echo "compare: rep $rep/$reps $side $band: ringbench $*" >&2
   set +e
-  mpirun -np "$ranks" --oversubscribe --mca pml ob1 --mca btl tcp,self "$ringbench" \
+  mpirun -np "$ranks" --oversubscribe --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo "$ringbench" \
     --collective "$collective" -o "$output" "$@" "${extra[@]}" >"$log" 2>"$log.err"
   local status=$?
   set -e
