@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -109,7 +110,7 @@ class Loop {
        const StepContext& where)
       : comm_(comm), connections_(connections), strangers_(strangers), options_(comm.options()), where_(where), rank_(comm.rank()),
         heartbeat_(liveness::heartbeat_interval(options_.timeout)), grace_(liveness::close_grace(options_.timeout)),
-        spin_(spin_budget(comm)), yield_(comm.ranks_exceed_cores()), reading_(connections.size()),
+        spin_(spin_budget(comm)), yield_(comm.ranks_exceed_cores()), slice_(write_slice(comm)), reading_(connections.size()),
         pending_data_(connections.size()) {}
 
   std::vector<SendState> sends;
@@ -149,6 +150,8 @@ class Loop {
   static Clock::duration spin_budget(const Communicator& comm);
   Clock::duration spin_;  // how long a stalled loop retries before it sleeps in poll()
   bool yield_;            // more ranks on this host than cores: give the core away while spinning
+  static size_t write_slice(const Communicator& comm);
+  size_t slice_;          // most bytes one send() may take (TransportOptions::write_slice_bytes)
   Clock::time_point entered_, last_progress_, next_watchdog_;
   // Silence is measured from no earlier than this: the call's start, or the moment this rank
   // resumed after being stopped itself (then it was the silent one, not its peers).
@@ -158,7 +161,7 @@ class Loop {
 };
 
 bool Loop::progress(SendState& s) {
-  size_t limit = send_limit(s);
+  size_t limit = std::min(send_limit(s), s.done + slice_);
   if (s.done >= limit) return false;
   if (s.done == 0) {
     // A control frame written while we waited may be half out: finish it before this frame starts.
@@ -457,6 +460,11 @@ Clock::duration Loop::spin_budget(const Communicator& comm) {
   // those tests are written against: every stall goes straight to the liveness checks and poll().
   if (comm.options().fault_hook) return {};
   return std::chrono::duration_cast<Clock::duration>(comm.options().spin);
+}
+
+size_t Loop::write_slice(const Communicator& comm) {
+  if (size_t chosen = comm.options().write_slice_bytes) return chosen;
+  return comm.ranks_exceed_cores() ? std::numeric_limits<size_t>::max() / 2 : TransportOptions::kWriteSlice;
 }
 
 void Loop::run() {

@@ -66,10 +66,13 @@ TEST_P(RingAllReduceTest, ExactResultAndExactBytes) {
   const Case c = GetParam();
   const size_t count = count_for(c.count, c.n);
   TransportOptions options = testing::quiet_options(c.socket_buffer);
-  // With tiny socket buffers, tiny pipeline pieces too: the reduce-scatter's staging ring (4
-  // pieces, 4 KiB) then wraps around hundreds of times within one frame, and an odd count
-  // leaves a short last piece.
-  if (c.socket_buffer) options.pipeline_bytes = 1024;
+  // With tiny socket buffers, tiny pipeline pieces and write slices too: the reduce-scatter's
+  // staging ring (4 pieces, 4 KiB) then wraps around hundreds of times within one frame, an odd
+  // count leaves a short last piece, and sends stop at slice boundaries inside frames.
+  if (c.socket_buffer) {
+    options.pipeline_bytes = 1024;
+    options.write_slice_bytes = 1000;
+  }
   testing::run_ranks(c.n, options, [&](Communicator& comm) {
     const size_t esize = element_size(c.dtype);
     std::vector<std::byte> buffer(count * esize);
