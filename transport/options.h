@@ -31,12 +31,16 @@ struct TransportOptions {
   // Received bytes are handed to a reduction in pieces of at least this many bytes, so reducing
   // one piece overlaps receiving the next.
   size_t pipeline_bytes = 256 * 1024;
-  // Most bytes one send() may take. 0 chooses: kWriteSlice when this host has a core for every
-  // rank, so a rank soon returns from each send to read and reduce what its left neighbour sent
-  // (N=2 ring, 1-4 MiB: 3.3-3.5 -> 4.6-5.3 GB/s), and no limit when ranks share cores, where every
-  // extra syscall costs CPU time the copies need (N=4 on 2 cores: 64 KiB slices 20-40% slower).
+  // Most bytes one send() may take. 0 chooses by whether this host has a core for every rank:
+  //  - yes: kOwnCoreSlice, so a rank soon returns from each send to read and reduce what its left
+  //    neighbour sent (N=2 ring, 2-8 MiB: 2.7-3.7 -> 3.6-5.4 GB/s busbw);
+  //  - no: kSharedCoreSlice, and after each slice of a longer frame the rank yields its core, so
+  //    the rank sharing it (often the one about to read those bytes) runs while they are still in
+  //    cache (N=4 on 2 cores, 4-64 MiB: 1.45-1.54 -> 1.70-2.11 GB/s busbw; without the yield no
+  //    gain, and smaller slices cost more in syscalls than they save).
   size_t write_slice_bytes = 0;
-  static constexpr size_t kWriteSlice = 128 * 1024;
+  static constexpr size_t kOwnCoreSlice = 128 * 1024;
+  static constexpr size_t kSharedCoreSlice = 512 * 1024;
   // Publish this identity instead of HostIdentity::local(). Tests only: ranks that are threads of
   // one process then look like ranks on different hosts to host-aware algorithms (hierarchical).
   // Every rank still listens on and connects over its real interfaces.

@@ -28,7 +28,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -176,6 +175,8 @@ bool Loop::progress(SendState& s) {
   s.connection->record_sent(overhead, payload);
   s.done += n;
   if (s.finished()) s.connection->set_sending_frame(false);
+  // Ranks sharing a core: hand it over after each slice of a longer frame (write_slice_bytes).
+  else if (yield_ && n > 0) sched_yield();
   return n > 0;
 }
 
@@ -464,7 +465,7 @@ Clock::duration Loop::spin_budget(const Communicator& comm) {
 
 size_t Loop::write_slice(const Communicator& comm) {
   if (size_t chosen = comm.options().write_slice_bytes) return chosen;
-  return comm.ranks_exceed_cores() ? std::numeric_limits<size_t>::max() / 2 : TransportOptions::kWriteSlice;
+  return comm.ranks_exceed_cores() ? TransportOptions::kSharedCoreSlice : TransportOptions::kOwnCoreSlice;
 }
 
 void Loop::run() {
