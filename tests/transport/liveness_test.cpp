@@ -23,19 +23,23 @@ void allreduce_ones(Communicator& comm, size_t count) {
 }
 
 TEST(Liveness, AFrozenRankIsNamedByEveryOtherRank) {
-  const int n = 4, frozen = 2;
+  const int n = 4, frozen = 2, calls = 20;
   std::atomic<int> named{0}, timeouts{0};
+  std::atomic<bool> froze{false};
   auto options_of = [&](int) {
     TransportOptions o = testing::quiet_options();
     o.timeout = 1s;
+    // Mid-call, the first time rank 2 waits from call 5 on; a rank that never has to wait (the
+    // others kept it fed) freezes on entering call 15 instead.
     o.fault_hook = [&](int rank, uint64_t sequence, bool waiting) {
-      if (rank == frozen && sequence == 5 && waiting) std::this_thread::sleep_for(4s);
+      if (rank == frozen && ((sequence >= 5 && waiting) || sequence >= 15) && !froze.exchange(true))
+        std::this_thread::sleep_for(4s);
     };
     return o;
   };
   testing::run_ranks(n, options_of, [&](Communicator& comm) {
     try {
-      for (int i = 0; i < 20; ++i) allreduce_ones(comm, 100000);
+      for (int i = 0; i < calls; ++i) allreduce_ones(comm, 100000);
     } catch (const TransportError& e) {
       if (comm.rank() == frozen) return;  // it wakes to find the job gone: its view does not matter
       named += e.peer_rank() == frozen && std::string(e.what()).find("rank 2 failed") != std::string::npos;
@@ -71,7 +75,12 @@ TEST(Liveness, HeartbeatsBetweenFramesLeaveResultsAndCountsExact) {
       EXPECT_GT(moved.overhead_received, 4u * 2 * (n - 1) * 32);
     }
     comm.barrier();
-    for (const auto& check : comm.check_kernel_counts()) EXPECT_TRUE(check.ok()) << "peer " << check.peer_rank;
+    for (const auto& check : comm.check_kernel_counts())
+      EXPECT_TRUE(check.ok()) << "rank " << comm.rank() << " peer " << check.peer_rank << ": sent " << check.ours_sent
+                              << " vs kernel " << check.kernel_sent << ", received " << check.ours_received
+                              << " vs kernel " << check.kernel_received;
+    // Nobody leaves (Bye, then close) while a peer still reads its kernel counters, as in ringbench.
+    comm.barrier();
   });
 }
 
