@@ -183,6 +183,9 @@ int run(MpiBootstrap& mpi, const BenchOptions& options) {
                      static_cast<unsigned long long>(check.kernel_received));
       }
     }
+    // No rank leaves (Bye, close) while another still reads its counters: a late packet to a
+    // closed peer would reset the connection and hide the FIN that TCP_INFO has counted.
+    comm->barrier();
     auto all_kernel = comm->gather(std::as_bytes(std::span(&kernel, 1)), 0);
     if (!root) return exit_code::kOk;
 
