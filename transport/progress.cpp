@@ -234,7 +234,7 @@ size_t Loop::reframe(RecvState& r) {
     const size_t extra = r.done - kHeader;  // read past this header, into the payload buffer
     if (got.magic == wire::kFrameMagic && got.kind == wire::FrameKind::Heartbeat && got.length == 0) {
       const size_t h = std::min(extra, kHeader);
-      std::memcpy(r.header.data(), payload.data(), h);
+      if (h) std::memcpy(r.header.data(), payload.data(), h);  // a header-only frame has no payload buffer
       if (extra > kHeader) std::memmove(payload.data(), payload.data() + kHeader, extra - kHeader);
       r.connection->reclassify_received_as_overhead(h);
       r.done = extra;
