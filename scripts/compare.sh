@@ -15,8 +15,8 @@
 # Every mpirun uses Open MPI's TCP on the loopback interface (--mca pml ob1 --mca btl tcp,self
 # --mca btl_tcp_if_include lo; its default would pick this host's eth0 address, which the kernel
 # also routes over lo), so the `mpi` rows cross the same loopback TCP as ours; ringbench uses MPI
-# only to exchange addresses. All rows go to the
-# HDF5 file (-o); then scripts/compare_report.py prints one table per collective (medians over
+# only to exchange addresses. All rows go to the HDF5 file (-o); then
+# scripts/compare_report.py prints one table per collective (medians over
 # the repetitions with their min-max spread, ratios to Open MPI and to the link bound, the link
 # test against iperf3) and appends those tables and the iperf3 runs to the same file
 # (/comparison/summary, /comparison/iperf3).
@@ -70,7 +70,8 @@ run_ringbench() {
   local log=$work/$side-$band-$rep.log
   echo "compare: rep $rep/$reps $side $band: ringbench $*" >&2
   set +e
-  mpirun -np "$ranks" --oversubscribe --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo "$ringbench" \
+  mpirun -np "$ranks" --oversubscribe --mca pml ob1 --mca btl tcp,self \
+    --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo "$ringbench" \
     --collective "$collective" -o "$output" "$@" "${extra[@]}" >"$log" 2>"$log.err"
   local status=$?
   set -e

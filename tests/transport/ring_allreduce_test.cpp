@@ -1,7 +1,7 @@
 // Ring all-reduce over real loopback sockets, ranks as threads: exact results and exact byte
 // counts for every dtype and op, N in {1,2,3,4,5,7,8}, awkward counts, and socket buffers and
-// pipeline pieces far smaller than the messages. The full cross-product does not fit the CI budget; the cases below
-// cover every pair of (N, count kind, dtype, op, tiny buffers) values.
+// pipeline pieces far smaller than the messages. The full cross-product does not fit the CI
+// budget; the cases below cover every pair of (N, count kind, dtype, op, tiny buffers) values.
 
 #include <gtest/gtest.h>
 
