@@ -22,7 +22,7 @@
 # (/comparison/summary, /comparison/iperf3).
 #
 # Defaults: 4 ranks, 3 repetitions, all-reduce, small 8:4K with every algorithm, large 1M:256M
-# with ring; about 5 minutes on a 2-core machine. Only 127.0.0.1 is used. The build is
+# with ring; about 2 minutes on a 2-core machine (measured). Only 127.0.0.1 is used. The build is
 # $RINGBENCH_BUILD (default build/), configured and brought up to date first unless --no-build.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
