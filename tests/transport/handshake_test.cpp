@@ -1,14 +1,11 @@
 // Strangers that connect while the job is setting up are closed and logged, and the job still
 // connects and computes correctly.
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-
 #include <gtest/gtest.h>
 
 #include <future>
 
+#include "stranger_socket.h"
 #include "thread_ranks.h"
 #include "transport/collectives/ring_allreduce.h"
 #include "transport/peer_card.h"
@@ -41,19 +38,9 @@ class HeldBootstrap : public Bootstrap {
   std::shared_future<void> release_;
 };
 
-// Connects to 127.0.0.1:port, sends `bytes`, and reports whether the peer then closed on us.
+// Whether rank 0 closed on a stranger that sent `bytes`, within 5 s.
 bool closed_after_sending(uint16_t port, const std::vector<std::byte>& bytes) {
-  Fd fd(::socket(AF_INET, SOCK_STREAM, 0));
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(port);
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) return false;
-  timeval tv{5, 0};
-  ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  if (!bytes.empty()) ::send(fd.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL);
-  char c;
-  return ::recv(fd.get(), &c, 1, 0) == 0;
+  return testing::closed_within(port, bytes, std::chrono::seconds(5));
 }
 
 TEST(Handshake, StrangersAreClosedAndLoggedAndTheJobGoesOn) {
