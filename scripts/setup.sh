@@ -13,10 +13,10 @@ RINGBENCH_PACKAGES=(
   openmpi-bin libopenmpi-dev
   libhdf5-dev hdf5-tools
   libbenchmark-dev libgtest-dev libcli11-dev libfmt-dev nlohmann-json3-dev
-  python3-h5py python3-numpy python3-matplotlib
+  python3-h5py python3-numpy python3-matplotlib python3-pandas python3-pytest
   iperf3 iproute2 procps
   slurm-wlm munge util-linux
-  clang-14 libclang-rt-14-dev
+  clang-14 libclang-rt-14-dev clang-tidy
 )
 
 as_root() {
