@@ -173,3 +173,27 @@ TEST(StoppingRule, NarrowIntervalStopsOnCi) {
 
 }  // namespace
 }  // namespace ringbench::stats
+
+#include "statistics/collective_call_time.h"
+
+namespace ringbench::stats {
+namespace {
+
+TEST(CollectiveCallTime, SharedClockTakesLastEntryToLastExit) {
+  // Rank 1 leaves the barrier 5 us late; rank 0 then waits for it inside the call.
+  const std::vector<std::vector<CallStamp>> by_rank = {
+      {{1'000, 12'000}, {20'000, 31'000}},
+      {{6'000, 11'000}, {20'000, 33'000}},
+  };
+  const auto shared = collective_call_times_us(by_rank, true);
+  ASSERT_EQ(shared.size(), 2u);
+  EXPECT_DOUBLE_EQ(shared[0], 6.0);   // 12'000 - 6'000: the skew is not counted
+  EXPECT_DOUBLE_EQ(shared[1], 13.0);  // 33'000 - 20'000
+  const auto separate = collective_call_times_us(by_rank, false);
+  EXPECT_DOUBLE_EQ(separate[0], 11.0);  // rank 0's own 11 us, wait included
+  EXPECT_DOUBLE_EQ(separate[1], 13.0);
+  EXPECT_TRUE(collective_call_times_us({}, true).empty());
+}
+
+}  // namespace
+}  // namespace ringbench::stats
