@@ -18,7 +18,7 @@ rb_note() { echo "# $*"; }
 
 # The classic mistake of running a batch script with bash: no allocation, so srun would try to
 # make one per step (or fail) and mpirun would run on the login node.
-[ -n "${SLURM_JOB_ID:-}" ] || rb_die "not inside a Slurm job: submit this script with sbatch (see slurm/README-section.md)"
+[ -n "${SLURM_JOB_ID:-}" ] || rb_die "not inside a Slurm job: submit this script with sbatch (see docs/slurm.md)"
 
 # The checkout this file belongs to (the batch scripts find this file through the job record).
 RINGBENCH_ROOT=${RINGBENCH_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}

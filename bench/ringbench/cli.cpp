@@ -70,7 +70,7 @@ ParsedCommandLine parse_command_line(int argc, char** argv, bool print) {
       ->capture_default_str();
   std::vector<std::string> injects;
   app.add_option("--inject", injects, "Fault to play: kill:RANK@CALL, stall:RANK@CALL:SECONDS or slow:RANK:FACTOR "
-                                      "(see README, Failures and the hang demo)");
+                                      "(see docs/failures.md)");
   app.add_option("--sockbuf", sockbuf, "SO_SNDBUF/SO_RCVBUF bytes; 0 keeps kernel autotuning")->capture_default_str();
   app.add_option("--pipeline", pipeline, "Bytes received before reducing them (pipelining granularity)")
       ->capture_default_str();

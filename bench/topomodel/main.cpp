@@ -1,4 +1,4 @@
-// topomodel: the topology model's command line. See model/README-section.md.
+// topomodel: the topology model's command line. See docs/model.md.
 //
 //   topomodel clusters                       presets and their levels
 //   topomodel collective --cluster ... --op allreduce --bytes 1G --group tp=8

@@ -1,5 +1,5 @@
-// Prints the README's algorithm table (algorithm_table.h), markers included, for pasting into
-// README.md; AlgorithmTable.ReadmeCarriesTheGeneratedTable checks it stays pasted.
+// Prints the algorithm table (algorithm_table.h), markers included; scripts/docs_generate.py puts
+// it into docs/algorithms.md, and AlgorithmTable.DocsCarryTheGeneratedTable checks it is there.
 #include <iostream>
 
 #include "transport/algorithm_table.h"
