@@ -45,16 +45,17 @@ def test_iperf_repetitions_add_up_the_concurrent_clients(tmp_path):
 
 @pytest.fixture
 def comparison(tmp_path):
-    """Two repetitions of ours (ring, tree) and theirs (mpi) at 1 KiB and 1 MiB, N=4, plus a run the
-    comparison does not list, and the iperf3 results of both repetitions."""
+    """Three repetitions of ours (ring, tree) and theirs (mpi) at 1 KiB and 1 MiB, N=4, plus a run
+    the comparison does not list, and the iperf3 results of every repetition. Three, with skewed
+    values, so that medians differ from means."""
     n = 4
     runs, results, lines = [], [], []
     timings = {  # algorithm -> (t_avg_us at 1K, busbw at 1K, t at 1M, busbw at 1M) per repetition
-        "ring": [(30.0, 0.05, 1000.0, 1.5), (50.0, 0.03, 1400.0, 1.1)],
-        "tree": [(20.0, 0.08, 3000.0, 0.5), (24.0, 0.06, 3200.0, 0.4)],
-        "mpi": [(10.0, 0.1, 2000.0, 0.8), (14.0, 0.09, 2400.0, 0.6)],
+        "ring": [(30.0, 0.05, 1000.0, 1.5), (50.0, 0.03, 1400.0, 1.1), (100.0, 0.01, 1300.0, 1.0)],
+        "tree": [(20.0, 0.08, 3000.0, 0.5), (24.0, 0.06, 3200.0, 0.4), (22.0, 0.07, 3100.0, 0.45)],
+        "mpi": [(10.0, 0.1, 2000.0, 0.8), (14.0, 0.09, 2400.0, 0.6), (12.0, 0.095, 2200.0, 0.7)],
     }
-    for rep in range(2):
+    for rep in range(3):
         for side, algorithms in (("ours", ("ring", "tree")), ("theirs", ("mpi",))):
             run_id = new_run_id()
             runs.append(dict(run_id=run_id, world_size=n))
@@ -74,7 +75,8 @@ def comparison(tmp_path):
     path = write_results_file(str(tmp_path / "c.h5"), runs=runs, results=results)
     runs_txt = tmp_path / "runs.txt"
     runs_txt.write_text("\n".join(lines) + "\n\n")
-    iperf = [iperf_json(tmp_path / f"iperf3-{rep}-{k}.json", g) for rep, g in ((1, 1.0), (2, 2.0)) for k in range(n)]
+    iperf = [iperf_json(tmp_path / f"iperf3-{rep}-{k}.json", g) for rep, g in ((1, 1.0), (2, 2.0), (3, 1.5))
+             for k in range(n)]
     return dict(path=path, runs=str(runs_txt), iperf=iperf, n=n, stranger=stranger)
 
 
@@ -98,21 +100,21 @@ def table_rows(printed, header):
 
 def test_report_prints_medians_spreads_ratios_and_the_best(comparison, capsys):
     printed = report(comparison, capsys)
-    assert "4 ringbench runs, 2 interleaved repetitions" in printed
+    assert "6 ringbench runs, 3 interleaved repetitions" in printed
     assert "# iperf3       : iperf 3.12, 4 concurrent clients" in printed
-    assert "6.000 GB/s aggregate [4.000-8.000]" in printed  # 4 clients x 1 and x 2 GB/s: median 6
+    assert "6.000 GB/s aggregate [4.000-8.000]" in printed  # 4 clients x 1, 2, 1.5 GB/s: median 6
     rows = table_rows(printed, "# allreduce, N=4")
     by_key = {(r[0], r[1]): r for r in rows}
     # Sizes ascending; ours by name, then mpi.
     assert list(by_key) == [("1K", "ring"), ("1K", "tree"), ("1K", "mpi"), ("1M", "ring"), ("1M", "tree"),
                             ("1M", "mpi")]
-    # ring at 1K: median of 30 and 50 us, spread 30-50, busbw median 0.04, x mpi 0.04/0.095.
-    assert by_key[("1K", "ring")][2:] == ["40.00", "[30.0-50.0]", "0.040", "[0.030-0.050]", "0.42", "50%"]
+    # ring at 1K: median of 30, 50, 100 us (not the mean, 60), busbw median 0.03, x mpi 0.03/0.095.
+    assert by_key[("1K", "ring")][2:] == ["50.00", "[30.0-100.0]", "0.030", "[0.010-0.050]", "0.32", "50%"]
     # The best of ours at 1K is tree (22 us median); mpi is never "best" and has no ratio.
     assert by_key[("1K", "tree")][-1] == "*"
     assert by_key[("1K", "mpi")][2:] == ["12.00", "[10.0-14.0]", "0.095", "[0.090-0.100]", "-", "-"]
     assert by_key[("1M", "ring")][-1] == "*" and by_key[("1M", "tree")][-1] != "*"
-    assert by_key[("1M", "ring")][6] == f"{1.3 / 0.7:.2f}"
+    assert by_key[("1M", "ring")][6] == f"{1.1 / 0.7:.2f}"
     # The unlisted run (1 s per call) is in none of the figures.
     assert "1000000" not in printed
 
@@ -121,11 +123,10 @@ def test_link_test_against_iperf3(comparison, capsys):
     printed = report(comparison, capsys)
     header = next(line for line in printed.splitlines() if line.startswith("# allreduce link test"))
     rows = {r[0]: r for r in table_rows(printed, header)}
-    # 1 MiB, N=4: chunk 262144 B; link time median 600 us (500, 700); bound 1.5 MiB; aggregate
-    # N x bound / link time.
-    agg = [4 * 1.5 * (1 << 20) / t / 1e3 for t in (500.0, 700.0)]
-    median = sum(agg) / 2
-    assert rows["1M"][:4] == ["1M", "262144", "600.0", f"{median:.3f}"]
+    # 1 MiB, N=4: chunk 262144 B; link time median 650 us (500, 700, 650); bound 1.5 MiB;
+    # aggregate N x bound / link time.
+    median = 4 * 1.5 * (1 << 20) / 650.0 / 1e3
+    assert rows["1M"][:4] == ["1M", "262144", "650.0", f"{median:.3f}"]
     assert rows["1M"][5] == "6.000"
     assert rows["1M"][6] == f"{median / 6.0:.0%}"
 
@@ -137,24 +138,24 @@ def test_report_appends_its_tables_each_time(comparison, capsys):
         summary, iperf = f["/comparison/summary"][:], f["/comparison/iperf3"][:]
         assert f["/comparison/summary"].maxshape == (None,)
         units = [rr.decode(u) for u in f["/comparison/summary"].attrs["column_units"]]
-    assert len(summary) == 6 and len(iperf) == 2
+    assert len(summary) == 6 and len(iperf) == 3
     assert {rr.decode(v) for v in summary["run_id"]} == {comparison_id}
     ring_large = next(r for r in summary if rr.decode(r["algorithm"]) == "ring" and int(r["bytes"]) == 1 << 20)
-    assert int(ring_large["repetitions"]) == 2
-    assert float(ring_large["t_median_us"]) == 1200.0
+    assert int(ring_large["repetitions"]) == 3
+    assert float(ring_large["t_median_us"]) == 1300.0
     assert float(ring_large["t_min_us"]) == 1000.0 and float(ring_large["t_max_us"]) == 1400.0
-    assert float(ring_large["busbw_ratio_to_mpi"]) == pytest.approx(1.3 / 0.7)
+    assert float(ring_large["busbw_ratio_to_mpi"]) == pytest.approx(1.1 / 0.7)
     assert float(ring_large["iperf3_GBps"]) == 6.0
-    assert len(rr.decode(ring_large["run_ids"]).split()) == 2
+    assert len(rr.decode(ring_large["run_ids"]).split()) == 3
     mpi_small = next(r for r in summary if rr.decode(r["algorithm"]) == "mpi" and int(r["bytes"]) == 1024)
     assert float(mpi_small["busbw_ratio_to_mpi"]) == 0.0 and float(mpi_small["link_aggregate_GBps"]) == 0.0
-    assert [int(r["repetition"]) for r in iperf] == [1, 2]
-    assert [float(r["GBps"]) for r in iperf] == pytest.approx([4.0, 8.0])
+    assert [int(r["repetition"]) for r in iperf] == [1, 2, 3]
+    assert [float(r["GBps"]) for r in iperf] == pytest.approx([4.0, 8.0, 6.0])
     assert units[cr.SUMMARY_COLUMNS.index(("t_median_us", "f8", "us", cr.SUMMARY_COLUMNS[6][3]))] == "us"
     # A second report appends under a new id; the file still loads and merges like any other.
     report(comparison, capsys)
     tables = rr.load([comparison["path"]], log=None)
-    assert len(tables["/comparison/summary"]) == 12 and len(tables["/comparison/iperf3"]) == 4
+    assert len(tables["/comparison/summary"]) == 12 and len(tables["/comparison/iperf3"]) == 6
     assert len(set(tables["/comparison/summary"]["run_id"])) == 2
     assert not [p for p in os.listdir(os.path.dirname(comparison["path"])) if ".tmp." in p]
 
