@@ -1,9 +1,11 @@
 #pragma once
 // Runs one collective call and checks the payload bytes this rank sent against the algorithm's
 // own formula: the check cannot agree with itself by construction, since one side is what
-// send() returned and the other is arithmetic on the chunk layout.
+// send() returned and the other is arithmetic on the chunk layout. The tests check single calls
+// with it; ringbench's timed loop (bench/ringbench/measurement.cpp) runs every call through it.
 
 #include <cstdint>
+#include <functional>
 
 #include "algorithm.h"
 #include "byte_counters.h"
@@ -13,13 +15,21 @@ namespace ringbench {
 struct CountedRun {
   ByteCounters moved;         // this rank's counters for the call alone
   uint64_t expected_payload;  // the algorithm's formula
+  double seconds = 0;         // wall time of the call alone (see run_counted)
   bool bytes_ok() const { return moved.payload_sent == expected_payload; }
 };
 
+// Runs `call` once on this rank. `expected` is expected_payload() for it: timed loops work it out
+// once per size, outside the loop. `seconds` covers `start_of_call` (work the caller counts as
+// part of the call, such as ringbench's out-of-place copy of the inputs) and algorithm.run(); the
+// counter reads and algorithm.settle() stay outside it. Blocks until the call is done.
+CountedRun run_counted(Communicator& comm, const Algorithm& algorithm, const CollectiveCall& call, uint64_t expected,
+                       const std::function<void()>& start_of_call = {});
+// The same, with the formula worked out here.
 CountedRun run_counted(Communicator& comm, const Algorithm& algorithm, const CollectiveCall& call);
 
 // The formula side alone: what this rank must send for `call` on this placement of ranks on
-// hosts. Timed loops compute it once per size, outside the timed region.
+// hosts.
 uint64_t expected_payload(const Communicator& comm, const Algorithm& algorithm, const CollectiveCall& call);
 
 }  // namespace ringbench

@@ -1,9 +1,9 @@
 #include "measurement.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 #include "input_data.h"
 #include "link_test.h"
@@ -12,8 +12,6 @@
 #include "verification.h"
 
 namespace ringbench {
-
-using Clock = std::chrono::steady_clock;
 
 std::vector<uint64_t> sweep_sizes(uint64_t min_bytes, uint64_t max_bytes, size_t element_bytes) {
   std::vector<uint64_t> sizes;
@@ -53,41 +51,49 @@ int Measurement::agree_iterations(double warmup_seconds_per_call) {
 }
 
 SizeResult Measurement::measure(const Algorithm& algorithm, uint64_t bytes) {
-  const size_t esize = element_size(options_.dtype);
-  const int n = comm_.size(), r = comm_.rank();
+  SizeResult result = describe_point(algorithm, bytes, comm_.size(), element_size(options_.dtype));
+  if (inputs_.size() < result.bytes) {
+    inputs_.resize(result.bytes);
+    buffer_.resize(result.bytes);
+  }
+  const std::span<std::byte> inputs(inputs_.data(), result.bytes), buffer(buffer_.data(), result.bytes);
+  fill_inputs(inputs, options_.inputs, seed_, options_.op, options_.dtype, comm_.rank(), result.count);
+  const CollectiveCall call{options_.dtype, options_.op, buffer, result.count, 0};
+
+  RankSample sample = time_calls(algorithm, call, inputs, result);
+  if (options_.verify) record_verification(result, call, &sample);
+  if (options_.link_test && comm_.size() > 1) sample.link_us = link_us(result);
+  result.ranks = gather_samples(sample);
+  return result;
+}
+
+SizeResult Measurement::describe_point(const Algorithm& algorithm, uint64_t bytes, int world, size_t element_bytes) {
   SizeResult result;
   result.collective = algorithm.collective();
   result.algorithm = std::string(algorithm.name());
   result.chosen = result.algorithm;
   result.bytes_counted = algorithm.bytes_counted();
-  result.count = call_count(result.collective, bytes, esize, n);
-  result.bytes = result.count * esize;
-  if (inputs_.size() < result.bytes) {
-    inputs_.resize(result.bytes);
-    buffer_.resize(result.bytes);
-  }
-  std::span<std::byte> inputs(inputs_.data(), result.bytes), buffer(buffer_.data(), result.bytes);
-  fill_inputs(inputs, options_.inputs, seed_, options_.op, options_.dtype, r, result.count);
-  CollectiveCall call{options_.dtype, options_.op, buffer, result.count, 0};
+  result.count = call_count(result.collective, bytes, element_bytes, world);
+  result.bytes = result.count * element_bytes;
+  return result;
+}
 
+RankSample Measurement::time_calls(const Algorithm& algorithm, const CollectiveCall& call,
+                                   std::span<const std::byte> inputs, SizeResult& result) {
   // In place, the inputs are restored outside the timed region; out of place, copying them from
   // the input buffer to the output buffer is part of the call, as with a separate receive buffer.
   // Only the call is timed: the formula is worked out once, and the counters are read around it.
   const uint64_t formula = expected_payload(comm_, algorithm, call);
+  const auto copy_inputs = [&] { std::memcpy(call.buffer.data(), inputs.data(), inputs.size()); };
+  const std::function<void()> timed_copy = options_.out_of_place ? std::function<void()>(copy_inputs) : nullptr;
   auto one_call = [&] {
-    if (!options_.out_of_place) std::memcpy(buffer.data(), inputs.data(), inputs.size());
+    if (!options_.out_of_place) copy_inputs();
     comm_.barrier();
-    const ByteCounters before = comm_.counters();
-    auto start = Clock::now();
-    if (options_.out_of_place) std::memcpy(buffer.data(), inputs.data(), inputs.size());
-    algorithm.run(comm_, call);
-    double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    algorithm.settle();
-    return std::pair{seconds, CountedRun{comm_.counters() - before, formula}};
+    return run_counted(comm_, algorithm, call, formula, timed_copy);
   };
 
   double warm_total = 0;
-  for (int i = 0; i < options_.warmup; ++i) warm_total += one_call().first;
+  for (int i = 0; i < options_.warmup; ++i) warm_total += one_call().seconds;
   double warm_mean = options_.warmup > 0 ? warm_total / options_.warmup : 0.0;
   result.warmup = options_.warmup;
   result.iterations = agree_iterations(warm_mean);
@@ -95,40 +101,45 @@ SizeResult Measurement::measure(const Algorithm& algorithm, uint64_t bytes) {
   RankSample sample;
   double total = 0;
   for (int i = 0; i < result.iterations; ++i) {
-    auto [seconds, counted] = one_call();
-    total += seconds;
+    const CountedRun counted = one_call();
+    total += counted.seconds;
     sample.payload_sent = counted.moved.payload_sent;
     sample.overhead_sent = counted.moved.overhead_sent;
     sample.expected_payload = counted.expected_payload;
     sample.bytes_mismatches += counted.bytes_ok() ? 0 : 1;
   }
   sample.mean_us = total / result.iterations * 1e6;
+  return sample;
+}
 
-  if (options_.verify) {
-    auto outcome = verify_result(result.collective, buffer, result.count, options_.dtype, options_.op,
-                                 options_.inputs, seed_, r, n, call.root);
-    sample.checked = outcome.checked;
-    sample.wrong = outcome.wrong;
-    sample.first_wrong_index = outcome.first_wrong_index;
-    sample.expected = outcome.expected;
-    sample.got = outcome.got;
-    sample.max_abs_error = outcome.max_abs_error;
-    sample.hash = outcome.hash;
-  }
-  if (options_.link_test && n > 1) {
-    const uint64_t chunk = (result.count + static_cast<size_t>(n) - 1) / static_cast<size_t>(n) * esize;
-    // As many back-to-back exchanges as a ring all-reduce makes: 2(N-1).
-    // Its chunk slots reuse the collective's buffer, already verified: no extra 1x message of memory.
-    sample.link_us = ring_exchange_seconds(comm_, chunk, result.iterations, 2 * (n - 1), buffer_) * 1e6;
-  }
+void Measurement::record_verification(const SizeResult& result, const CollectiveCall& call, RankSample* sample) const {
+  const VerifyOutcome outcome = verify_result(result.collective, call.buffer, result.count, options_.dtype, options_.op,
+                                              options_.inputs, seed_, comm_.rank(), comm_.size(), call.root);
+  sample->checked = outcome.checked;
+  sample->wrong = outcome.wrong;
+  sample->first_wrong_index = outcome.first_wrong_index;
+  sample->expected = outcome.expected;
+  sample->got = outcome.got;
+  sample->max_abs_error = outcome.max_abs_error;
+  sample->hash = outcome.hash;
+}
 
-  auto gathered = comm_.gather(std::as_bytes(std::span(&sample, 1)), 0);
-  for (const auto& bytes_of_rank : gathered) {
+double Measurement::link_us(const SizeResult& result) {
+  const auto n = static_cast<size_t>(comm_.size());
+  const uint64_t chunk = (result.count + n - 1) / n * element_size(options_.dtype);
+  // As many back-to-back exchanges as a ring all-reduce makes: 2(N-1).
+  // Its chunk slots reuse the collective's buffer, already verified: no extra 1x message of memory.
+  return ring_exchange_seconds(comm_, chunk, result.iterations, 2 * (comm_.size() - 1), buffer_) * 1e6;
+}
+
+std::vector<RankSample> Measurement::gather_samples(const RankSample& sample) {
+  std::vector<RankSample> samples;
+  for (const auto& bytes_of_rank : comm_.gather(std::as_bytes(std::span(&sample, 1)), 0)) {
     RankSample s;
     std::memcpy(&s, bytes_of_rank.data(), sizeof s);
-    result.ranks.push_back(s);
+    samples.push_back(s);
   }
-  return result;
+  return samples;
 }
 
 double SizeResult::t_avg_us() const {

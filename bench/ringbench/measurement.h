@@ -63,7 +63,14 @@ class Measurement {
   SizeResult measure(const Algorithm& algorithm, uint64_t bytes);
 
  private:
+  static SizeResult describe_point(const Algorithm& algorithm, uint64_t bytes, int world, size_t element_bytes);
+  // Warm-up, the agreed iteration count (into `result`), then the timed calls, each byte-counted.
+  RankSample time_calls(const Algorithm& algorithm, const CollectiveCall& call, std::span<const std::byte> inputs,
+                        SizeResult& result);
   int agree_iterations(double warmup_seconds_per_call);
+  void record_verification(const SizeResult& result, const CollectiveCall& call, RankSample* sample) const;
+  double link_us(const SizeResult& result);  // the ring link test at this size's chunk size
+  std::vector<RankSample> gather_samples(const RankSample& sample);  // every rank's, on rank 0
 
   Communicator& comm_;
   const BenchOptions& options_;
