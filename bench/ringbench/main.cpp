@@ -33,187 +33,287 @@ using namespace ringbench;
 
 namespace {
 
+// One series of rows of a collective: one algorithm at every size, or `auto`, which picks one of
+// ringbench's own algorithms per size.
+struct Series {
+  Collective collective;
+  const Algorithm* algorithm = nullptr;  // nullptr: auto
+  bool is_auto() const { return algorithm == nullptr; }
+};
+
+// The sweep of one run: every wanted series of every collective at every size. Every rank runs
+// it; only rank 0 reports rows, writes them and counts them.
+class Sweep {
+ public:
+  Sweep(Communicator& comm, MpiBootstrap& mpi, const BenchOptions& options, Report& report, ResultsSink& sink,
+        const std::string& run_id)
+      : comm_(comm), mpi_(mpi), options_(options), report_(report), sink_(sink), run_id_(run_id),
+        root_(comm.rank() == 0), esize_(element_size(options.dtype)),
+        // Every rank derives the same seed from the job's first card, so inputs agree across ranks.
+        measurement_(comm, options, comm.peers()[0].secret_proposal), hosts_of_ranks_(host_placement(comm)),
+        sizes_(sweep_sizes(options.min_bytes, options.max_bytes, esize_)),
+        // Under mpirun a rank's stderr is always a pipe, but its stdout is a pty exactly when
+        // mpirun's is a terminal: either one says a person is watching.
+        progress_(root_ && !options.quiet && (::isatty(STDERR_FILENO) || ::isatty(STDOUT_FILENO))) {}
+
+  void run_all() {
+    plan_progress();
+    for (Collective collective : options_.collectives) {
+      std::vector<SizeResult> collective_results;
+      for (const Series& series : series_of(collective)) run_series(series, collective_results);
+      if (root_) print_crossovers(stdout, collective, comm_.size(), collective_results);
+    }
+  }
+
+  int rows() const { return rows_; }
+  int failed_rows() const { return failed_rows_; }
+
+ private:
+  // The `mpi` rows need MPI itself; under the file bootstrap (fault tests) they are left out.
+  bool runnable(const Algorithm& algorithm) const { return algorithm.bytes_counted() || mpi_.uses_mpi(); }
+
+  bool wanted(Collective collective, std::string_view name) const {
+    for (const auto& w : options_.algorithms) {
+      if (w == "all" || w == name) return true;
+      if (w == "default") {
+        for (const Algorithm* a : all_algorithms())
+          if (a->collective() == collective) return a->name() == name;
+      }
+    }
+    return false;
+  }
+
+  // auto's candidates: ringbench's own algorithms of the collective.
+  std::vector<const Algorithm*> own_algorithms(Collective collective) const {
+    std::vector<const Algorithm*> ours;
+    for (const Algorithm* algorithm : harness_algorithms())
+      if (algorithm->collective() == collective && algorithm->bytes_counted()) ours.push_back(algorithm);
+    return ours;
+  }
+
+  // In the order they run and print: the wanted algorithms in harness order, then auto.
+  std::vector<Series> series_of(Collective collective) const {
+    std::vector<Series> series;
+    for (const Algorithm* algorithm : harness_algorithms())
+      if (algorithm->collective() == collective && runnable(*algorithm) && wanted(collective, algorithm->name()))
+        series.push_back({collective, algorithm});
+    if (wanted(collective, "auto") && !own_algorithms(collective).empty()) series.push_back({collective, nullptr});
+    return series;
+  }
+
+  void plan_progress() {
+    for (Collective collective : options_.collectives) {
+      const size_t series_count = series_of(collective).size();
+      for (size_t i = 0; i < series_count; ++i)
+        for (uint64_t bytes : measured_sizes(collective)) progress_.plan(bytes);
+    }
+  }
+
+  // All-to-all skips sizes below one element per peer.
+  std::vector<uint64_t> measured_sizes(Collective collective) const {
+    std::vector<uint64_t> sizes;
+    for (uint64_t bytes : sizes_)
+      if (call_count(collective, bytes, esize_, comm_.size()) > 0) sizes.push_back(bytes);
+    return sizes;
+  }
+
+  void run_series(const Series& series, std::vector<SizeResult>& collective_results) {
+    if (series.is_auto()) fit_link_model_once();
+    const std::string name = series.is_auto() ? "auto" : std::string(series.algorithm->name());
+    if (root_) report_.collective_header(series.collective, name);
+    std::string picks;
+    for (uint64_t bytes : measured_sizes(series.collective)) {
+      const Algorithm& algorithm = series.is_auto() ? auto_pick(series.collective, bytes) : *series.algorithm;
+      const std::string label =
+          series.is_auto() ? fmt::format("auto ({})", algorithm.name()) : std::string(algorithm.name());
+      progress_.starting(fmt::format("{} {}", label, to_string(series.collective)), bytes);
+      SizeResult result = measurement_.measure(algorithm, bytes);
+      progress_.finished(bytes);
+      if (series.is_auto()) {
+        result.algorithm = "auto";
+        result.chosen = std::string(algorithm.name());
+      }
+      if (!root_) continue;
+      record_row(result);
+      if (series.is_auto())
+        picks += fmt::format("{}{} {}", picks.empty() ? "" : ", ", format_byte_size(bytes), result.chosen);
+      collective_results.push_back(std::move(result));
+    }
+    if (root_ && series.is_auto()) fmt::print("# auto picked : {}\n", picks);
+  }
+
+  // auto's link costs, measured the first time a collective runs auto (collective: every rank).
+  void fit_link_model_once() {
+    if (link_model_) return;
+    link_model_ = fit_link_model(comm_);
+    if (root_)
+      fmt::print("#\n# auto model   : alpha {:.1f} us per step, beta {:.3f} GB/s per link, fitted on this run's "
+                 "link test (64 B and 1 MiB chunks)\n",
+                 link_model_->alpha_s * 1e6, link_model_->beta_s > 0 ? 1e-9 / link_model_->beta_s : 0.0);
+  }
+
+  const Algorithm& auto_pick(Collective collective, uint64_t bytes) const {
+    return *choose_algorithm(own_algorithms(collective), *link_model_, hosts_of_ranks_, bytes / esize_, esize_);
+  }
+
+  void record_row(const SizeResult& result) {
+    progress_.clear();
+    ++rows_;
+    report_.row(result);
+    if (!result.bytes_ok() || (options_.verify && !result.verified())) {
+      ++failed_rows_;
+      report_.failure_details(result);
+    }
+    sink_.add([row = to_row(run_id_, result, options_, comm_.size())](results::Transaction& t) {
+      t.append(results_table(), {&row, 1});
+    });
+  }
+
+  Communicator& comm_;
+  MpiBootstrap& mpi_;
+  const BenchOptions& options_;
+  Report& report_;
+  ResultsSink& sink_;
+  const std::string run_id_;
+  const bool root_;
+  const size_t esize_;
+  Measurement measurement_;
+  const std::vector<int> hosts_of_ranks_;
+  const std::vector<uint64_t> sizes_;
+  ProgressLine progress_;
+  std::optional<LinkModel> link_model_;
+  int rows_ = 0, failed_rows_ = 0;
+};
+
 struct KernelSummary {
   uint64_t connections = 0, mismatches = 0;
 };
 
-int run(MpiBootstrap& mpi, const BenchOptions& options) {
-  const auto wall_start = std::chrono::steady_clock::now();
-  const bool root = mpi.rank() == 0;
-  RunRecord record = describe_run(options, mpi.library_version());
+// This rank's connection ends whose byte counters disagree with the kernel's, each one named on
+// stderr.
+KernelSummary check_own_kernel_counts(const Communicator& comm) {
+  KernelSummary kernel;
+  for (const auto& check : comm.check_kernel_counts()) {
+    ++kernel.connections;
+    if (check.ok()) continue;
+    ++kernel.mismatches;
+    std::fprintf(stderr, "ringbench rank %d: byte counters disagree with TCP_INFO for rank %d: sent %llu vs %llu, "
+                         "received %llu vs %llu\n",
+                 comm.rank(), check.peer_rank, static_cast<unsigned long long>(check.ours_sent),
+                 static_cast<unsigned long long>(check.kernel_sent), static_cast<unsigned long long>(check.ours_received),
+                 static_cast<unsigned long long>(check.kernel_received));
+  }
+  return kernel;
+}
+
+// The kernel's own byte counts, at a quiet point after the last collective, summed over every
+// rank on rank 0 (collective: every rank calls it).
+KernelSummary check_kernel_counts(Communicator& comm) {
+  comm.barrier();
+  const KernelSummary own = check_own_kernel_counts(comm);
+  // No rank leaves (Bye, close) while another still reads its counters: a late packet to a
+  // closed peer would reset the connection and hide the FIN that TCP_INFO has counted.
+  comm.barrier();
+  KernelSummary total;
+  for (const auto& bytes : comm.gather(std::as_bytes(std::span(&own, 1)), 0)) {
+    KernelSummary k;
+    std::memcpy(&k, bytes.data(), sizeof k);
+    total.connections += k.connections;
+    total.mismatches += k.mismatches;
+  }
+  return total;
+}
+
+// One ringbench run, from connecting to the /runs row that says how it ended.
+class BenchRun {
+ public:
+  BenchRun(MpiBootstrap& mpi, const BenchOptions& options)
+      : mpi_(mpi), options_(options), root_(mpi.rank() == 0), record_(describe_run(options, mpi.library_version())),
+        sink_(options.output, commit_wait(options)), report_(stdout, options, mpi.size()) {}
+
+  int run() {
+    connect();
+    start_report();
+    try {
+      Sweep sweep(*comm_, mpi_, options_, report_, sink_, record_.run_id);
+      sweep.run_all();
+      const KernelSummary kernel = check_kernel_counts(*comm_);
+      if (!root_) return exit_code::kOk;
+      return finish(sweep, kernel);
+    } catch (const TransportError& e) {
+      close_run(std::string("failed: ") + e.what());
+      throw;
+    }
+  }
+
+ private:
   // While the others wait on rank 0 at the next barrier, a commit may not hold rank 0 for long:
   // a third of --timeout (5 s when it is 0), queued for later if another writer has the file.
-  const auto timeout = options.transport.timeout;
-  ResultsSink sink(options.output, timeout.count() > 0 ? timeout / 3 : std::chrono::milliseconds(5000));
-  const int n = mpi.size();
-
-  std::unique_ptr<Communicator> comm = Communicator::connect(mpi, options.transport);
-  const std::vector<std::string> hosts = comm->distinct_hosts();
-  record.world_size = n;
-  for (const auto& h : hosts) record.hosts += (record.hosts.empty() ? "" : ",") + h;
-  record.interface = fmt::format("{} ({})", comm->interface().name, comm->interface().address);
-
-  // The plain socket pair involves rank 0 (and one rank on another host), while the others wait
-  // at the barrier.
-  if (options.link_test) {
-    PlainPair plain = measure_plain_pair(*comm);
-    record.plain_pair_GBps = plain.GBps;
-    record.plain_pair_path = plain.path;
-  }
-  comm->barrier();
-
-  Report report(stdout, options, n);
-  if (root) {
-    report.header({fmt::format("{} ({})", kVersion, kGitRevision), n, hosts, record.interface, record.mpi_library,
-                   record.plain_pair_GBps, record.plain_pair_path});
-    sink.add([row = to_row(record)](results::Transaction& t) { t.append(runs_table(), {&row, 1}); });
+  static std::chrono::milliseconds commit_wait(const BenchOptions& options) {
+    const auto timeout = options.transport.timeout;
+    return timeout.count() > 0 ? timeout / 3 : std::chrono::milliseconds(5000);
   }
 
-  // Rank 0 closes its /runs row however the run ends, after every queued row, so a run that fails
-  // at a later size keeps the sizes it completed and says why it stopped.
-  auto close_run = [&] {
-    if (!root) return;
-    sink.add([id = record.run_id, row = to_row(record)](results::Transaction& t) {
-      t.update_where(runs_table(), "run_id", id, row);
-    });
-    sink.flush(std::chrono::seconds(60));  // the others are done or gone: wait as long as the lock needs
-  };
-  try {
-    // Every rank derives the same seed from the job's first card, so inputs agree across ranks.
-    const uint64_t seed = comm->peers()[0].secret_proposal;
-    Measurement measurement(*comm, options, seed);
-    const std::vector<int> hosts_of_ranks = host_placement(*comm);
-    const size_t esize = element_size(options.dtype);
-    // The `mpi` rows need MPI itself; under the file bootstrap (fault tests) they are left out.
-    auto runnable = [&](const Algorithm& algorithm) { return algorithm.bytes_counted() || mpi.uses_mpi(); };
-    auto wanted = [&](Collective collective, std::string_view name) {
-      for (const auto& w : options.algorithms) {
-        if (w == "all" || w == name) return true;
-        if (w == "default") {
-          for (const Algorithm* a : all_algorithms())
-            if (a->collective() == collective) return a->name() == name;
-        }
-      }
-      return false;
-    };
-    std::optional<LinkModel> link_model;
-    const auto sizes = sweep_sizes(options.min_bytes, options.max_bytes, esize);
-    // Under mpirun a rank's stderr is always a pipe, but its stdout is a pty exactly when mpirun's
-    // is a terminal: either one says a person is watching.
-    ProgressLine progress(root && !options.quiet && (::isatty(STDERR_FILENO) || ::isatty(STDOUT_FILENO)));
-    for (Collective collective : options.collectives) {
-      int runs = wanted(collective, "auto") ? 1 : 0;
-      for (const Algorithm* algorithm : harness_algorithms())
-        runs += algorithm->collective() == collective && runnable(*algorithm) && wanted(collective, algorithm->name()) ? 1 : 0;
-      for (int i = 0; i < runs; ++i)
-        for (uint64_t bytes : sizes)
-          if (call_count(collective, bytes, esize, n) > 0) progress.plan(bytes);
-    }
-    int rows = 0, failed_rows = 0;
-    auto record_row = [&](const SizeResult& result) {
-      progress.clear();
-      ++rows;
-      report.row(result);
-      if (!result.bytes_ok() || (options.verify && !result.verified())) {
-        ++failed_rows;
-        report.failure_details(result);
-      }
-      sink.add([row = to_row(record.run_id, result, options, n)](results::Transaction& t) {
-        t.append(results_table(), {&row, 1});
-      });
-    };
+  void connect() {
+    comm_ = Communicator::connect(mpi_, options_.transport);
+    hosts_ = comm_->distinct_hosts();
+    record_.world_size = mpi_.size();
+    for (const auto& h : hosts_) record_.hosts += (record_.hosts.empty() ? "" : ",") + h;
+    record_.interface = fmt::format("{} ({})", comm_->interface().name, comm_->interface().address);
+  }
 
-    for (Collective collective : options.collectives) {
-      std::vector<SizeResult> collective_results;
-      std::vector<const Algorithm*> ours;  // auto's candidates: ringbench's own algorithms
-      for (const Algorithm* algorithm : harness_algorithms()) {
-        if (algorithm->collective() != collective) continue;
-        if (algorithm->bytes_counted()) ours.push_back(algorithm);
-        if (!runnable(*algorithm) || !wanted(collective, algorithm->name())) continue;
-        if (root) report.collective_header(collective, std::string(algorithm->name()));
-        for (uint64_t bytes : sizes) {
-          if (call_count(collective, bytes, esize, n) == 0) continue;  // all-to-all below one element per peer
-          progress.starting(fmt::format("{} {}", algorithm->name(), to_string(collective)), bytes);
-          SizeResult result = measurement.measure(*algorithm, bytes);
-          progress.finished(bytes);
-          if (!root) continue;
-          record_row(result);
-          collective_results.push_back(std::move(result));
-        }
-      }
-      if (wanted(collective, "auto") && !ours.empty()) {
-        if (!link_model) {
-          link_model = fit_link_model(*comm);
-          if (root)
-            fmt::print("#\n# auto model   : alpha {:.1f} us per step, beta {:.3f} GB/s per link, fitted on this run's "
-                       "link test (64 B and 1 MiB chunks)\n",
-                       link_model->alpha_s * 1e6, link_model->beta_s > 0 ? 1e-9 / link_model->beta_s : 0.0);
-        }
-        if (root) report.collective_header(collective, "auto");
-        std::string picks;
-        for (uint64_t bytes : sizes) {
-          if (call_count(collective, bytes, esize, n) == 0) continue;
-          const Algorithm* pick = choose_algorithm(ours, *link_model, hosts_of_ranks, bytes / esize, esize);
-          progress.starting(fmt::format("auto ({}) {}", pick->name(), to_string(collective)), bytes);
-          SizeResult result = measurement.measure(*pick, bytes);
-          progress.finished(bytes);
-          result.algorithm = "auto";
-          result.chosen = std::string(pick->name());
-          if (!root) continue;
-          record_row(result);
-          picks += fmt::format("{}{} {}", picks.empty() ? "" : ", ", format_byte_size(bytes), result.chosen);
-          collective_results.push_back(std::move(result));
-        }
-        if (root) fmt::print("# auto picked : {}\n", picks);
-      }
-      if (root) print_crossovers(stdout, collective, n, collective_results);
+  // The plain-pair figure, the '#' header and the /runs row.
+  void start_report() {
+    // The plain socket pair involves rank 0 (and one rank on another host), while the others
+    // wait at the barrier.
+    if (options_.link_test) {
+      PlainPair plain = measure_plain_pair(*comm_);
+      record_.plain_pair_GBps = plain.GBps;
+      record_.plain_pair_path = plain.path;
     }
+    comm_->barrier();
+    if (!root_) return;
+    report_.header({fmt::format("{} ({})", kVersion, kGitRevision), mpi_.size(), hosts_, record_.interface,
+                    record_.mpi_library, record_.plain_pair_GBps, record_.plain_pair_path});
+    sink_.add([row = to_row(record_)](results::Transaction& t) { t.append(runs_table(), {&row, 1}); });
+  }
 
-    // The kernel's own byte counts, at a quiet point after the last collective.
-    comm->barrier();
-    KernelSummary kernel;
-    for (const auto& check : comm->check_kernel_counts()) {
-      ++kernel.connections;
-      if (!check.ok()) {
-        ++kernel.mismatches;
-        std::fprintf(stderr, "ringbench rank %d: byte counters disagree with TCP_INFO for rank %d: sent %llu vs %llu, "
-                             "received %llu vs %llu\n",
-                     comm->rank(), check.peer_rank, static_cast<unsigned long long>(check.ours_sent),
-                     static_cast<unsigned long long>(check.kernel_sent), static_cast<unsigned long long>(check.ours_received),
-                     static_cast<unsigned long long>(check.kernel_received));
-      }
-    }
-    // No rank leaves (Bye, close) while another still reads its counters: a late packet to a
-    // closed peer would reset the connection and hide the FIN that TCP_INFO has counted.
-    comm->barrier();
-    auto all_kernel = comm->gather(std::as_bytes(std::span(&kernel, 1)), 0);
-    if (!root) return exit_code::kOk;
-
-    KernelSummary total;
-    for (const auto& bytes : all_kernel) {
-      KernelSummary k;
-      std::memcpy(&k, bytes.data(), sizeof k);
-      total.connections += k.connections;
-      total.mismatches += k.mismatches;
-    }
+  // Rank 0: the kernel line, the summary, and the /runs row's ending.
+  int finish(const Sweep& sweep, const KernelSummary& kernel) {
     fmt::print("#\n# kernel check : {} of {} connection ends agree with TCP_INFO (bytes sent and received, handshake "
                "and headers included)\n",
-               total.connections - total.mismatches, total.connections);
-    if (total.mismatches) ++failed_rows;
-    report.summary(rows, failed_rows, std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count());
-
-    record.end_utc = utc_now();
-    record.exit_status = failed_rows ? fmt::format("failed: {} of {} rows", failed_rows, rows) : "ok";
-    close_run();
-    if (!sink.failed()) fmt::print("# results      : run {} appended to {}\n", record.run_id, options.output);
-    return failed_rows == 0 && !sink.failed() ? exit_code::kOk : exit_code::kCheckFailed;
-  } catch (const TransportError& e) {
-    record.end_utc = utc_now();
-    record.exit_status = std::string("failed: ") + e.what();
-    close_run();
-    throw;
+               kernel.connections - kernel.mismatches, kernel.connections);
+    const int rows = sweep.rows();
+    const int failed_rows = sweep.failed_rows() + (kernel.mismatches ? 1 : 0);
+    const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - wall_start_;
+    report_.summary(rows, failed_rows, wall.count());
+    close_run(failed_rows ? fmt::format("failed: {} of {} rows", failed_rows, rows) : "ok");
+    if (!sink_.failed()) fmt::print("# results      : run {} appended to {}\n", record_.run_id, options_.output);
+    return failed_rows == 0 && !sink_.failed() ? exit_code::kOk : exit_code::kCheckFailed;
   }
-}
+
+  // Rank 0 closes its /runs row however the run ends, after every queued row, so a run that
+  // fails at a later size keeps the sizes it completed and says why it stopped.
+  void close_run(const std::string& exit_status) {
+    record_.end_utc = utc_now();
+    record_.exit_status = exit_status;
+    if (!root_) return;
+    sink_.add([id = record_.run_id, row = to_row(record_)](results::Transaction& t) {
+      t.update_where(runs_table(), "run_id", id, row);
+    });
+    sink_.flush(std::chrono::seconds(60));  // the others are done or gone: wait as long as the lock needs
+  }
+
+  MpiBootstrap& mpi_;
+  const BenchOptions& options_;
+  const bool root_;
+  const std::chrono::steady_clock::time_point wall_start_ = std::chrono::steady_clock::now();
+  RunRecord record_;
+  ResultsSink sink_;
+  Report report_;
+  std::unique_ptr<Communicator> comm_;
+  std::vector<std::string> hosts_;
+};
 
 }  // namespace
 
@@ -249,7 +349,7 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    return run(mpi, *parsed.options);
+    return BenchRun(mpi, *parsed.options).run();
   } catch (const TransportError& e) {
     std::fprintf(stderr, "ringbench: error: %s\n", e.what());
     int code = e.kind() == TransportErrorKind::Config    ? exit_code::kBadInput
