@@ -1,7 +1,8 @@
 // libFuzzer target for everything a peer or a stranger can make ringbench parse: the handshake
 // (decode_hello, check_hello), the frame header (decode_frame_header, check_frame) and the abort
-// notice (decode_abort). Built with clang by scripts/fuzz.sh in its own build tree, run for a
-// bounded time in CI. Any crash, sanitizer report or broken invariant fails it.
+// notice (decode_abort). The CMake target wire_fuzz (clang, -DRINGBENCH_FUZZ=ON); scripts/fuzz.sh
+// builds it in its own tree and runs it for a bounded time (CTest label `fuzz`). Any crash,
+// sanitizer report or broken invariant fails it.
 
 #include <cstddef>
 #include <cstdint>

@@ -35,9 +35,13 @@ install_missing_packages() {
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 }
 
+# configure_and_build [CMAKE_ARGS...]: configures a new tree (Release) or, given arguments, an
+# existing one, then brings it up to date.
 configure_and_build() {
   if [ ! -f "$RINGBENCH_BUILD/CMakeCache.txt" ]; then
     cmake -S "$RINGBENCH_ROOT" -B "$RINGBENCH_BUILD" -DCMAKE_BUILD_TYPE=Release "$@" >&2
+  elif [ $# -gt 0 ]; then
+    cmake "$RINGBENCH_BUILD" "$@" > /dev/null
   fi
   cmake --build "$RINGBENCH_BUILD" -j "$(nproc)" >&2
 }
