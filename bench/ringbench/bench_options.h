@@ -3,7 +3,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "transport/collective.h"
@@ -16,6 +18,17 @@ namespace ringbench {
 // compared bit for bit; `random` inputs are uniform in [-1, 1) and the maximum error against a
 // double-precision reference is reported.
 enum class InputKind { Exact, Random };
+
+// --data's names for them.
+inline std::string_view to_string(InputKind kind) { return kind == InputKind::Exact ? "exact" : "random"; }
+inline std::optional<InputKind> parse_input_kind(std::string_view name) {
+  for (InputKind kind : {InputKind::Exact, InputKind::Random})
+    if (name == to_string(kind)) return kind;
+  return std::nullopt;
+}
+
+// Every default of a run is a member initialiser here (the transport's in TransportOptions), and
+// only here: the command line starts from these values and --help shows them.
 
 struct BenchOptions {
   std::vector<Collective> collectives = {Collective::AllReduce};

@@ -9,7 +9,6 @@
 namespace ringbench {
 
 namespace {
-constexpr auto kQuietStart = std::chrono::seconds(3);
 constexpr auto kRedraw = std::chrono::milliseconds(250);
 // Time per point grows with its size, but a point never costs nothing: weigh each by its bytes
 // plus a fixed share, so estimates at small sizes are not zero.

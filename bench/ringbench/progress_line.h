@@ -11,6 +11,9 @@ namespace ringbench {
 
 class ProgressLine {
  public:
+  // A sweep shorter than this never draws the line.
+  static constexpr std::chrono::seconds kQuietStart{3};
+
   explicit ProgressLine(bool enabled) : enabled_(enabled) {}
   // Announces one point (one algorithm at one size) the sweep will run, before it starts.
   void plan(uint64_t bytes);
