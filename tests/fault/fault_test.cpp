@@ -3,6 +3,7 @@
 // exit by itself, with exit code 3 (peer failed) for a kill or 4 (timed out) for a freeze, within
 // --timeout + 5 s of the signal, and its own message must name the rank that was signalled.
 // Then strangers of every kind connect to a running job, whose results must stay verified.
+// The seed of the random choices is printed; RINGBENCH_TEST_SEED=<seed> replays them.
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -65,7 +66,9 @@ bool wait_for_rows(Job& job, int rows, std::chrono::milliseconds limit) {
 }
 
 TEST(Fault, KillOrStopOneRankFromOutsideEverySurvivorNamesItAndExitsInTime) {
-  std::mt19937 random(std::random_device{}());
+  const uint32_t seed = testing::test_seed("fault trials");
+  SCOPED_TRACE(fmt::format("seed {} (replay with RINGBENCH_TEST_SEED={})", seed, seed));
+  std::mt19937 random(seed);
   const int kTrials = 24;
   int trials = 0, hangs = 0, right_rank = 0, survivors_total = 0, retries = 0;
   std::vector<double> detection;
@@ -131,9 +134,9 @@ TEST(Fault, KillOrStopOneRankFromOutsideEverySurvivorNamesItAndExitsInTime) {
   ASSERT_GE(trials, 20) << "too many runs finished before the signal";
   std::sort(detection.begin(), detection.end());
   std::string figures = fmt::format(
-      "fault trials: {} (N={}, --timeout {} s), hangs: {}, survivors: {}, right rank named: {} of {}, "
+      "fault trials: {} (N={}, --timeout {} s, seed {}), hangs: {}, survivors: {}, right rank named: {} of {}, "
       "detection s min/median/max: {:.2f}/{:.2f}/{:.2f}",
-      trials, kRanks, kTimeoutSeconds, hangs, survivors_total, right_rank, survivors_total, detection.front(),
+      trials, kRanks, kTimeoutSeconds, seed, hangs, survivors_total, right_rank, survivors_total, detection.front(),
       detection[detection.size() / 2], detection.back());
   std::printf("%s\n", figures.c_str());
   RecordProperty("figures", figures);
