@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "input_data.h"
 #include "transport/collectives/chunk_layout.h"
@@ -39,6 +40,73 @@ double element(std::span<const std::byte> buffer, DataType dtype, size_t i) {
   return 0;
 }
 
+// What each element of this rank's result must be: inputs regenerated from the seed, combined
+// in double precision, where every exact input's reduction is exact.
+class Reference {
+ public:
+  Reference(Collective collective, size_t count, DataType dtype, ReduceOp op, InputKind kind, uint64_t seed, int rank,
+            int world, int root)
+      : collective_(collective), count_(count), dtype_(dtype), op_(op), kind_(kind), seed_(seed), rank_(rank),
+        world_(world), root_(root), chunks_(count, world) {}
+
+  // The elements this rank checks: its own chunk after a reduce-scatter, none on a reduce's
+  // non-root ranks, all of them otherwise.
+  std::pair<size_t, size_t> checked_range() const {
+    if (collective_ == Collective::ReduceScatter) {
+      const size_t begin = chunks_.offset(rank_);
+      return {begin, begin + chunks_.size(rank_)};
+    }
+    if (collective_ == Collective::Reduce && rank_ != root_) return {0, 0};
+    return {0, count_};
+  }
+
+  double at(size_t i) const {
+    switch (collective_) {
+      case Collective::AllReduce:
+      case Collective::ReduceScatter:
+      case Collective::Reduce: return reduced(i);
+      case Collective::AllGather: {
+        int owner = 0;
+        while (owner + 1 < world_ && chunks_.offset(owner + 1) <= i) ++owner;
+        return input(owner, i);
+      }
+      case Collective::Broadcast: return input(root_, i);
+      case Collective::AllToAll: {
+        // Chunk j of my result is chunk `rank` of rank j's input (equal chunks: N divides count).
+        size_t per = count_ / static_cast<size_t>(world_);
+        size_t j = i / per, k = i % per;
+        return input(static_cast<int>(j), static_cast<size_t>(rank_) * per + k);
+      }
+    }
+    return 0;
+  }
+
+ private:
+  double input(int r, size_t i) const { return input_value(kind_, seed_, op_, dtype_, r, i); }
+  double reduced(size_t i) const {
+    double acc = input(0, i);
+    for (int r = 1; r < world_; ++r) acc = combine(op_, acc, input(r, i));
+    return acc;
+  }
+
+  Collective collective_;
+  size_t count_;
+  DataType dtype_;
+  ReduceOp op_;
+  InputKind kind_;
+  uint64_t seed_;
+  int rank_, world_, root_;
+  ChunkLayout chunks_;
+};
+
+// FNV-1a, one byte at a time.
+void hash_bytes(std::span<const std::byte> bytes, uint64_t* hash) {
+  for (std::byte b : bytes) {
+    *hash ^= static_cast<uint64_t>(b);
+    *hash *= 0x100000001b3ULL;
+  }
+}
+
 }  // namespace
 
 bool result_is_replicated(Collective collective) {
@@ -49,48 +117,14 @@ bool result_is_replicated(Collective collective) {
 VerifyOutcome verify_result(Collective collective, std::span<const std::byte> buffer, size_t count, DataType dtype,
                             ReduceOp op, InputKind kind, uint64_t seed, int rank, int world, int root) {
   VerifyOutcome outcome;
-  const ChunkLayout chunks(count, world);
-  auto input = [&](int r, size_t i) { return input_value(kind, seed, op, dtype, r, i); };
-  auto reduced = [&](size_t i) {
-    double acc = input(0, i);
-    for (int r = 1; r < world; ++r) acc = combine(op, acc, input(r, i));
-    return acc;
-  };
-  // Which elements this rank checks, and their reference value.
-  size_t begin = 0, end = count;
-  auto expected_at = [&](size_t i) -> double {
-    switch (collective) {
-      case Collective::AllReduce:
-      case Collective::ReduceScatter:
-      case Collective::Reduce: return reduced(i);
-      case Collective::AllGather: {
-        int owner = 0;
-        while (owner + 1 < world && chunks.offset(owner + 1) <= i) ++owner;
-        return input(owner, i);
-      }
-      case Collective::Broadcast: return input(root, i);
-      case Collective::AllToAll: {
-        // Chunk j of my result is chunk `rank` of rank j's input (equal chunks: N divides count).
-        size_t per = count / static_cast<size_t>(world);
-        size_t j = i / per, k = i % per;
-        return input(static_cast<int>(j), static_cast<size_t>(rank) * per + k);
-      }
-    }
-    return 0;
-  };
-  if (collective == Collective::ReduceScatter) {
-    begin = chunks.offset(rank);
-    end = begin + chunks.size(rank);
-  } else if (collective == Collective::Reduce && rank != root) {
-    end = 0;
-  }
-
+  const Reference reference(collective, count, dtype, op, kind, seed, rank, world, root);
+  const auto [begin, end] = reference.checked_range();
   const bool exact = kind == InputKind::Exact || epsilon(dtype) == 0.0;
   const double tolerance_ulps = static_cast<double>(world) * world;
   uint64_t hash = 0xcbf29ce484222325ULL;
   const size_t esize = element_size(dtype);
   for (size_t i = begin; i < end; ++i) {
-    double want = expected_at(i);
+    double want = reference.at(i);
     // The reference is exact in double; cast it to the dtype so integer wraparound and float
     // rounding of exact inputs compare like for like.
     double got = element(buffer, dtype, i);
@@ -109,10 +143,7 @@ VerifyOutcome verify_result(Collective collective, std::span<const std::byte> bu
       outcome.expected = want;
       outcome.got = got;
     }
-    for (size_t b = 0; b < esize; ++b) {
-      hash ^= static_cast<uint64_t>(buffer[i * esize + b]);
-      hash *= 0x100000001b3ULL;
-    }
+    hash_bytes(buffer.subspan(i * esize, esize), &hash);
   }
   outcome.checked = end - begin;
   outcome.hash = hash;
