@@ -67,7 +67,6 @@ struct Cluster {
   double launch_overhead_us = 5.0;  // per collective, whatever the algorithm
 
   int gpus() const { return nodes * gpus_per_node; }
-  int nodes_per_island() const { return scale_up.gpus_per_island / gpus_per_node; }
   int islands() const { return (gpus() + scale_up.gpus_per_island - 1) / scale_up.gpus_per_island; }
   int leaves() const;
   int pods() const;

@@ -94,6 +94,4 @@ std::span<const Algorithm> algorithms_for(Op op) {
   return {};
 }
 
-std::span<const Op> all_ops() { return kOps; }
-
 }  // namespace ringbench::model

@@ -28,6 +28,5 @@ double bus_factor(Op op, int n);
 
 // The algorithms that can implement `op` (each may still be inapplicable to a given group).
 std::span<const Algorithm> algorithms_for(Op op);
-std::span<const Op> all_ops();
 
 }  // namespace ringbench::model

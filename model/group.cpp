@@ -15,12 +15,6 @@ bool GroupLayout::uniform() const {
   return true;
 }
 
-int GroupLayout::max_island_size() const {
-  int k = 0;
-  for (int i = 0; i < islands(); ++i) k = std::max(k, island_size(i));
-  return k;
-}
-
 GroupLayout make_layout(const Cluster& cluster, std::span<const int> members) {
   GroupLayout g;
   g.gpus.assign(members.begin(), members.end());

@@ -20,7 +20,6 @@ struct GroupLayout {
   int member(int island, int j) const { return gpus[static_cast<size_t>(island_begin[island] + j)]; }
   // Every island holds the same number of members.
   bool uniform() const;
-  int max_island_size() const;
 };
 
 // `members` must be distinct GPUs of `cluster` (InputError otherwise, naming the bad member).

@@ -96,7 +96,6 @@ class Communicator {
   const TransportOptions& options() const { return options_; }
   const std::vector<PeerCard>& peers() const { return cards_; }  // indexed by rank
   const InterfaceAddress& interface() const { return interface_; }
-  bool all_on_one_host() const { return all_on_one_host_; }
   // More ranks on this host than it has cores: a waiting rank should give its core away.
   bool ranks_exceed_cores() const { return ranks_exceed_cores_; }
   std::vector<std::string> distinct_hosts() const;  // hostnames, one per distinct host identity
@@ -158,7 +157,6 @@ class Communicator {
   TransportOptions options_;
   std::vector<PeerCard> cards_;
   InterfaceAddress interface_;
-  bool all_on_one_host_ = true;
   bool ranks_exceed_cores_ = false;
   Fd listener_;
   std::vector<std::unique_ptr<Connection>> connections_;  // by peer rank; null for self

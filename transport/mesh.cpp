@@ -124,8 +124,8 @@ void MeshBuilder::listen_and_publish() {
 
 void MeshBuilder::choose_routes() {
   const auto& cards = comm_.cards_;
-  comm_.all_on_one_host_ = std::all_of(cards.begin(), cards.end(),
-                                       [&](const PeerCard& c) { return c.host.same_host(cards[0].host); });
+  const bool all_on_one_host = std::all_of(cards.begin(), cards.end(),
+                                           [&](const PeerCard& c) { return c.host.same_host(cards[0].host); });
   // Counted once here: std::thread::hardware_concurrency() reads /sys on every call, three
   // syscalls the progress loop would otherwise pay per step.
   const auto neighbours = std::count_if(cards.begin(), cards.end(),
@@ -133,12 +133,12 @@ void MeshBuilder::choose_routes() {
   const unsigned cores = std::thread::hardware_concurrency();
   comm_.ranks_exceed_cores_ = cores == 0 || static_cast<unsigned>(neighbours) > cores;
   const auto& prefix = comm_.options_.iface_prefix;
-  comm_.interface_ = choose_interface(cards[comm_.rank_].interfaces, prefix, comm_.all_on_one_host_);
+  comm_.interface_ = choose_interface(cards[comm_.rank_].interfaces, prefix, all_on_one_host);
   peer_addresses_.resize(comm_.size_);
   for (int r = 0; r < comm_.size_; ++r) {
     if (r == comm_.rank_) continue;
     try {
-      peer_addresses_[r] = choose_interface(cards[r].interfaces, prefix, comm_.all_on_one_host_).address;
+      peer_addresses_[r] = choose_interface(cards[r].interfaces, prefix, all_on_one_host).address;
     } catch (const TransportError& e) {
       fail(TransportErrorKind::Config, r, fmt::format("no usable address published by rank {}: {}", r, e.what()));
     }

@@ -1,7 +1,6 @@
 #include "socket_options.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -21,11 +20,6 @@ Fd make_tcp_socket(size_t socket_buffer_bytes) {
     ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
   }
   return fd;
-}
-
-void set_nonblocking(int fd) {
-  int flags = ::fcntl(fd, F_GETFL, 0);
-  ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
 }
 
 void set_nodelay(int fd) {

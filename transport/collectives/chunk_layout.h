@@ -19,7 +19,6 @@ class ChunkLayout {
     return k * base_ + std::min(k, extra_);
   }
   size_t size(int i) const { return base_ + (wrap(i) < extra_ ? 1 : 0); }
-  size_t max_size() const { return base_ + (extra_ > 0 ? 1 : 0); }
 
  private:
   size_t wrap(int i) const { return static_cast<size_t>(((i % parts_) + parts_) % parts_); }
