@@ -5,8 +5,11 @@
 //   topomodel failures --cluster dgx-h100 --gpus 16384 --tp 8 --pp 16
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "commands.h"
 #include "model/error.h"
@@ -17,20 +20,24 @@
 namespace ringbench::topomodel {
 namespace {
 
+// Default checkpoint: Llama 3 405B's state (405e9 x 16 bytes: bf16 weights + fp32 master, Adam m
+// and v... 6.5 TB) at Llama 3's stated 2 TB/s sustained storage throughput.
+constexpr double kLlama3CheckpointGB = 405e9 * 16 / 1e9;
+// Checkpoint intervals tabulated when --interval-min is not given, in minutes.
+const std::vector<double> kDefaultIntervalsMin = {1, 2, 5, 10, 30, 60, 120};
+
 struct Options {
   ClusterOptions cluster;
   int tp = 8, pp = 1, cp = 1, ep = 1;
   std::string order = "tp-cp-ep-dp-pp";
   double checkpoint_s = 0;  // 0: checkpoint bytes / storage bandwidth
-  double checkpoint_GB = 0;
+  double checkpoint_GB = 0;  // 0: kLlama3CheckpointGB
   double storage_GBps = 2000;
   double restart_s = 600;
-  std::vector<double> intervals_min;
+  std::vector<double> intervals_min;  // empty: kDefaultIntervalsMin
 };
 
-void run(const Options& o, Context& context) {
-  const model::Cluster cluster = o.cluster.resolve();
-  const int n = cluster.gpus();
+void check_options(const Options& o, int n) {
   for (auto [flag, value] : {std::pair{"--tp", o.tp}, {"--pp", o.pp}, {"--cp", o.cp}, {"--ep", o.ep}}) {
     if (value < 1) throw model::InputError(fmt::format("{} must be >= 1, got {}", flag, value));
   }
@@ -45,6 +52,9 @@ void run(const Options& o, Context& context) {
   for (double i : o.intervals_min) {
     if (!(i > 0)) throw model::InputError(fmt::format("--interval-min must be > 0, got {}", i));
   }
+}
+
+model::Placement placement_of(const Options& o, int n) {
   model::Placement p;
   p[model::Dim::TP] = o.tp;
   p[model::Dim::PP] = o.pp;
@@ -52,13 +62,45 @@ void run(const Options& o, Context& context) {
   p[model::Dim::EP] = o.ep;
   p[model::Dim::DP] = n / (o.tp * o.pp * o.cp * o.ep);
   p.order = model::parse_order(o.order);
+  return p;
+}
 
-  // Default checkpoint: Llama 3 405B's state (405e9 x 16 bytes: bf16 weights + fp32 master,
-  // Adam m and v... 6.5 TB) at Llama 3's stated 2 TB/s sustained storage throughput.
+double checkpoint_GB(const Options& o) { return o.checkpoint_GB > 0 ? o.checkpoint_GB : kLlama3CheckpointGB; }
+
+model::CheckpointModel checkpoint_model(const Options& o) {
   model::CheckpointModel ck;
-  const double ck_GB = o.checkpoint_GB > 0 ? o.checkpoint_GB : 405e9 * 16 / 1e9;
-  ck.checkpoint_s = o.checkpoint_s > 0 ? o.checkpoint_s : ck_GB / o.storage_GBps;
+  ck.checkpoint_s = o.checkpoint_s > 0 ? o.checkpoint_s : checkpoint_GB(o) / o.storage_GBps;
   ck.restart_s = o.restart_s;
+  return ck;
+}
+
+// Goodput at each interval asked for and at the Young/Daly optimum, by interval.
+std::vector<std::pair<double, double>> goodput_by_interval(const Options& o, const model::CheckpointModel& ck,
+                                                           double mtbf_s, double best) {
+  const std::vector<double>& intervals = o.intervals_min.empty() ? kDefaultIntervalsMin : o.intervals_min;
+  std::vector<std::pair<double, double>> table;
+  for (double i : intervals) table.emplace_back(i * 60, model::goodput(i * 60, ck, mtbf_s));
+  table.emplace_back(best, model::goodput(best, ck, mtbf_s));
+  std::sort(table.begin(), table.end());
+  return table;
+}
+
+void print_goodput_header(const Options& o, const model::CheckpointModel& ck, double mtbf_h, double best) {
+  fmt::print("# job MTBF  {:.2f} h ({:.1f} failures/day), synchronous: every failure restarts the job\n", mtbf_h,
+             24.0 / mtbf_h);
+  fmt::print("# goodput   checkpoint write delta = {:.1f} s ({:.0f} GB at {:.0f} GB/s), restart R = {:.0f} s;\n",
+             ck.checkpoint_s, o.checkpoint_s > 0 ? ck.checkpoint_s * o.storage_GBps : checkpoint_GB(o), o.storage_GBps,
+             ck.restart_s);
+  fmt::print("#           goodput = 1 - delta/tau - (R + (tau + delta)/2) / MTBF; Young/Daly tau* = sqrt(2 delta MTBF) = {:.1f} min\n",
+             best / 60);
+}
+
+void run(const Options& o, Context& context) {
+  const model::Cluster cluster = o.cluster.resolve();
+  const int n = cluster.gpus();
+  check_options(o, n);
+  const model::Placement p = placement_of(o, n);
+  const model::CheckpointModel ck = checkpoint_model(o);
 
   ResultsOutput output(o.cluster.output, run_record("failures", context, &cluster, n));
   const model::FailureRates rates = model::llama3_rates();
@@ -73,19 +115,8 @@ void run(const Options& o, Context& context) {
              n / p[model::Dim::DP]);
   fmt::print("# rates     {}\n", rates.source);
   print_blast_table(rows);
-  fmt::print("# job MTBF  {:.2f} h ({:.1f} failures/day), synchronous: every failure restarts the job\n", mtbf_h,
-             24.0 / mtbf_h);
-  fmt::print("# goodput   checkpoint write delta = {:.1f} s ({:.0f} GB at {:.0f} GB/s), restart R = {:.0f} s;\n",
-             ck.checkpoint_s, o.checkpoint_s > 0 ? ck.checkpoint_s * o.storage_GBps : ck_GB, o.storage_GBps,
-             ck.restart_s);
-  fmt::print("#           goodput = 1 - delta/tau - (R + (tau + delta)/2) / MTBF; Young/Daly tau* = sqrt(2 delta MTBF) = {:.1f} min\n",
-             best / 60);
-  std::vector<double> intervals = o.intervals_min;
-  if (intervals.empty()) intervals = {1, 2, 5, 10, 30, 60, 120};
-  std::vector<std::pair<double, double>> table;
-  for (double i : intervals) table.emplace_back(i * 60, model::goodput(i * 60, ck, mtbf_s));
-  table.emplace_back(best, model::goodput(best, ck, mtbf_s));
-  std::sort(table.begin(), table.end());
+  print_goodput_header(o, ck, mtbf_h, best);
+  const auto table = goodput_by_interval(o, ck, mtbf_s, best);
   print_goodput_table(table, best);
   context.exit_status = 0;
   output.write({{&failures_table(), failure_rows(output.run_id(), cluster, p, rows)},
@@ -105,10 +136,14 @@ void add_failures_command(CLI::App& app, Context& context) {
   command->add_option("--ep", o->ep, "expert-parallel size")->capture_default_str();
   command->add_option("--order", o->order, "rank order, innermost first")->capture_default_str();
   command->add_option("--checkpoint-s", o->checkpoint_s, "seconds the job pauses per checkpoint (default: size / storage)");
-  command->add_option("--checkpoint-GB", o->checkpoint_GB, "checkpoint size in GB (default 6480: 405e9 params x 16 bytes)");
+  command->add_option("--checkpoint-GB", o->checkpoint_GB,
+                      fmt::format("checkpoint size in GB (default {:.0f}: Llama 3 405B, 405e9 params x 16 bytes)",
+                                  kLlama3CheckpointGB));
   command->add_option("--storage-GBps", o->storage_GBps, "checkpoint write bandwidth, GB/s")->capture_default_str();
   command->add_option("--restart-s", o->restart_s, "seconds from failure to training again")->capture_default_str();
-  command->add_option("--interval-min", o->intervals_min, "checkpoint intervals to tabulate, minutes (repeatable)");
+  command->add_option("--interval-min", o->intervals_min,
+                      fmt::format("checkpoint intervals to tabulate, minutes (repeatable; default {})",
+                                  fmt::join(kDefaultIntervalsMin, " ")));
   command->callback([o, &context] { run(*o, context); });
 }
 
