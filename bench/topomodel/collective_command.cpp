@@ -25,7 +25,7 @@ struct Options {
   std::string bytes = "1G";
   std::string group = "tp=8";
   std::string placement;
-  std::string order = "tp-cp-ep-dp-pp";
+  std::string order = default_rank_order();
   std::string algorithm;
   bool one_group = false;
 };

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "model/cluster.h"
+#include "model/placement.h"
 #include "tables.h"
 
 namespace ringbench::topomodel {
@@ -14,6 +15,9 @@ struct Context {
   std::string command_line;
   int exit_status = 0;
 };
+
+// --order's default: the model's own rank order (model::Placement), written as the flag takes it.
+inline std::string default_rank_order() { return model::Placement{}.order_string(); }
 
 // --cluster / --nodes / --gpus / -o, shared by collective and sweep.
 struct ClusterOptions {

@@ -29,7 +29,7 @@ const std::vector<double> kDefaultIntervalsMin = {1, 2, 5, 10, 30, 60, 120};
 struct Options {
   ClusterOptions cluster;
   int tp = 8, pp = 1, cp = 1, ep = 1;
-  std::string order = "tp-cp-ep-dp-pp";
+  std::string order = default_rank_order();
   double checkpoint_s = 0;  // 0: checkpoint bytes / storage bandwidth
   double checkpoint_GB = 0;  // 0: kLlama3CheckpointGB
   double storage_GBps = 2000;

@@ -19,7 +19,7 @@ struct Options {
   ClusterOptions cluster;
   TrainingOptions training;
   int tp = 1, pp = 1, dp = 0, cp = 1, ep = 1;
-  std::string order = "tp-cp-ep-dp-pp";
+  std::string order = default_rank_order();
 };
 
 void run(const Options& o, Context& context) {
