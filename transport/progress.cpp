@@ -125,8 +125,20 @@ class Loop {
   bool ready(const SendState& s) const { return s.after == kNone || sends[s.after].finished(); }
   bool ready(const RecvState& r) const { return r.after == kNone || recvs[r.after].finished(); }
   static bool usable(const Connection& c) { return c.state() == Connection::State::Connected; }
+  // What one pass over the operations found: some moved bytes; some are still unfinished.
+  struct Pass {
+    bool moved = false;
+    bool pending = false;
+  };
+  Pass try_every_operation_once();
+  template <typename Operation>
+  bool guarded_progress(Operation& op);
   bool progress(SendState& s);
   bool progress(RecvState& r);
+  bool keep_spinning(Clock::time_point now) const;
+  void look_after_peers(Clock::time_point now);
+  void collect_poll_fds();
+  void handle_poll_events();
   size_t reframe(RecvState& r);
   void watch(Connection& c);
   void send_heartbeats(Clock::time_point now);
@@ -157,6 +169,11 @@ class Loop {
   Clock::time_point heard_floor_, last_check_;
   std::vector<char> reading_;       // by peer: this call reads frames from it
   std::vector<char> pending_data_;  // by peer: a data frame waits unread (the peer is ahead): alive
+  // What the loop sleeps on when it stalls, in three runs: the operations' own sockets, the
+  // watched connections (watched_[i - first_watched_]), and the stranger door's.
+  std::vector<pollfd> poll_fds_;
+  std::vector<Connection*> watched_;
+  size_t first_watched_ = 0, first_door_ = 0;
 };
 
 bool Loop::progress(SendState& s) {
@@ -468,99 +485,121 @@ size_t Loop::write_slice(const Communicator& comm) {
   return comm.ranks_exceed_cores() ? TransportOptions::kSharedCoreSlice : TransportOptions::kOwnCoreSlice;
 }
 
+// A closed or broken connection is not yet a verdict (liveness.h): note it and carry on.
+template <typename Operation>
+bool Loop::guarded_progress(Operation& op) {
+  if (!usable(*op.connection)) return false;
+  try {
+    return progress(op);
+  } catch (const TransportError& e) {
+    if (!is_connection_loss(e)) throw;
+    return false;
+  }
+}
+
+Loop::Pass Loop::try_every_operation_once() {
+  Pass pass;
+  for (auto& s : sends) {
+    if (s.finished()) continue;
+    pass.pending = true;
+    if (ready(s)) pass.moved |= guarded_progress(s);
+  }
+  for (auto& r : recvs) {
+    if (r.finished()) continue;
+    pass.pending = true;
+    if (ready(r)) pass.moved |= guarded_progress(r);
+  }
+  return pass;
+}
+
+// A bounded spin before sleeping (options.spin): waking a rank blocked in poll() costs 25-30 us
+// per hop on a VM, more than a small message takes to arrive. With more ranks on this host than
+// cores a pure spin would hold the core the sender needs, so each retry yields it instead (like
+// Open MPI's yield-when-idle): the peer sharing the core runs at once, without a wake-up.
+// Measured, 8 B recursive-doubling all-reduce: N=2 60-110 us -> 12-15 us (pure spin); N=4 on 2
+// cores 95-125 us -> 50-90 us (yielding spin); 4-32 MiB unchanged.
+bool Loop::keep_spinning(Clock::time_point now) const {
+  if (now - last_progress_ >= spin_) return false;
+  if (yield_) sched_yield();
+  return true;
+}
+
+// The loop stalled: heartbeats out, then the verdicts on silent or closed peers, then the log.
+void Loop::look_after_peers(Clock::time_point now) {
+  std::fill(reading_.begin(), reading_.end(), 0);
+  for (auto& r : recvs)
+    if (!r.finished()) reading_[r.connection->peer_rank()] = 1;
+  send_heartbeats(now);
+  check_liveness(now);
+  watchdog(now);
+}
+
+// Wait only on what can move: a send with bytes available to write, a receive that has begun, a
+// half-written control frame, and every other connection for what it may bring (liveness). Then
+// the stranger door's descriptors. Sets first_watched_ and first_door_.
+void Loop::collect_poll_fds() {
+  poll_fds_.clear();
+  watched_.clear();
+  for (auto& s : sends)
+    if (!s.finished() && ready(s) && usable(*s.connection) && s.done < send_limit(s))
+      poll_fds_.push_back({s.connection->fd(), POLLOUT, 0});
+  for (auto& r : recvs)
+    if (!r.finished() && ready(r) && usable(*r.connection)) poll_fds_.push_back({r.connection->fd(), POLLIN, 0});
+  first_watched_ = poll_fds_.size();
+  for (auto& c : connections_) {
+    if (!c || !usable(*c)) continue;
+    short events = c->control_pending() && !c->sending_frame() ? POLLOUT : 0;
+    if (!reading_[c->peer_rank()] && !pending_data_[c->peer_rank()] && !c->departed()) events |= POLLIN;
+    if (!events) continue;
+    poll_fds_.push_back({c->fd(), events, 0});
+    watched_.push_back(c.get());
+  }
+  first_door_ = poll_fds_.size();
+  strangers_.add_poll_fds(poll_fds_);
+}
+
+// After poll(): lets the stranger door in, and reads control frames from the watched connections.
+void Loop::handle_poll_events() {
+  // The door costs a syscall only when someone knocked or a stranger is being read.
+  bool knocked = strangers_.busy();
+  for (size_t i = first_door_; i < poll_fds_.size() && !knocked; ++i) knocked = poll_fds_[i].revents != 0;
+  if (knocked) strangers_.service();
+  for (size_t i = first_watched_; i < first_door_; ++i) {
+    if (!(poll_fds_[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    Connection& c = *watched_[i - first_watched_];
+    if (reading_[c.peer_rank()] || c.departed()) continue;
+    try {
+      watch(c);
+    } catch (const TransportError& e) {
+      if (!is_connection_loss(e)) throw;
+    }
+  }
+}
+
 void Loop::run() {
   entered_ = last_progress_ = heard_floor_ = last_check_ = Clock::now();
   next_watchdog_ = entered_ + options_.watchdog_interval;
   if (options_.fault_hook) options_.fault_hook(rank_, comm_.sequence(), false);
   bool waited = false;
-  std::vector<pollfd> fds;
-  std::vector<Connection*> watched;
-  // A closed or broken connection is not yet a verdict (liveness.h): note it and carry on.
-  auto guarded = [&](auto& op) {
-    if (!usable(*op.connection)) return false;
-    try {
-      return progress(op);
-    } catch (const TransportError& e) {
-      if (!is_connection_loss(e)) throw;
-      return false;
-    }
-  };
   for (;;) {
-    bool moved = false, pending = false;
-    for (auto& s : sends) {
-      if (s.finished()) continue;
-      pending = true;
-      if (ready(s)) moved |= guarded(s);
-    }
-    for (auto& r : recvs) {
-      if (r.finished()) continue;
-      pending = true;
-      if (ready(r)) moved |= guarded(r);
-    }
-    if (!pending) return;
-    auto now = Clock::now();
-    if (moved) {
+    const Pass pass = try_every_operation_once();
+    if (!pass.pending) return;
+    const auto now = Clock::now();
+    if (pass.moved) {
       last_progress_ = now;
       continue;
     }
     if (!waited && options_.fault_hook) {
       waited = true;
       options_.fault_hook(rank_, comm_.sequence(), true);
-      now = Clock::now();
       continue;  // after a stall, take in what arrived meanwhile before judging anyone
     }
-    // A bounded spin before sleeping (options.spin): waking a rank blocked in poll() costs
-    // 25-30 us per hop on a VM, more than a small message takes to arrive. With more ranks on
-    // this host than cores a pure spin would hold the core the sender needs, so each retry
-    // yields it instead (like Open MPI's yield-when-idle): the peer sharing the core runs at
-    // once, without a wake-up. Measured, 8 B recursive-doubling all-reduce: N=2 60-110 us -> 12-15
-    // us (pure spin); N=4 on 2 cores 95-125 us -> 50-90 us (yielding spin); 4-32 MiB unchanged.
-    if (now - last_progress_ < spin_) {
-      if (yield_) sched_yield();
-      continue;
-    }
-    std::fill(reading_.begin(), reading_.end(), 0);
-    for (auto& r : recvs)
-      if (!r.finished()) reading_[r.connection->peer_rank()] = 1;
-    send_heartbeats(now);
-    check_liveness(now);
-    watchdog(now);
-    // Wait only on what can move: a send with bytes available to write, a receive that has begun,
-    // a half-written control frame, and every other connection for what it may bring (liveness).
-    fds.clear();
-    watched.clear();
-    for (auto& s : sends)
-      if (!s.finished() && ready(s) && usable(*s.connection) && s.done < send_limit(s))
-        fds.push_back({s.connection->fd(), POLLOUT, 0});
-    for (auto& r : recvs)
-      if (!r.finished() && ready(r) && usable(*r.connection)) fds.push_back({r.connection->fd(), POLLIN, 0});
-    const size_t first_watched = fds.size();
-    for (auto& c : connections_) {
-      if (!c || !usable(*c)) continue;
-      short events = c->control_pending() && !c->sending_frame() ? POLLOUT : 0;
-      if (!reading_[c->peer_rank()] && !pending_data_[c->peer_rank()] && !c->departed()) events |= POLLIN;
-      if (!events) continue;
-      fds.push_back({c->fd(), events, 0});
-      watched.push_back(c.get());
-    }
-    const size_t first_door = fds.size();
-    strangers_.add_poll_fds(fds);
+    if (keep_spinning(now)) continue;
+    look_after_peers(now);
+    collect_poll_fds();
     // Short waits: liveness is re-evaluated a few times a second even when nothing arrives.
-    ::poll(fds.data(), fds.size(), 200);
-    // The door costs a syscall only when someone knocked or a stranger is being read.
-    bool knocked = strangers_.busy();
-    for (size_t i = first_door; i < fds.size() && !knocked; ++i) knocked = fds[i].revents != 0;
-    if (knocked) strangers_.service();
-    for (size_t i = first_watched; i < first_door; ++i) {
-      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      Connection& c = *watched[i - first_watched];
-      if (reading_[c.peer_rank()] || c.departed()) continue;
-      try {
-        watch(c);
-      } catch (const TransportError& e) {
-        if (!is_connection_loss(e)) throw;
-      }
-    }
+    ::poll(poll_fds_.data(), poll_fds_.size(), 200);
+    handle_poll_events();
   }
 }
 
