@@ -18,6 +18,59 @@ namespace {
 using nlohmann::json;
 using json_fields::Fields;
 
+// Each section below overrides only the fields it names; without a base preset, `required`
+// lists the ones a cluster cannot do without.
+void parse_scale_up(const json& section, bool required, Cluster& c) {
+  Fields f(section, "scale_up");
+  if (required) f.require("bw_GBps");
+  std::string kind = to_string(c.scale_up.kind);
+  f.string("kind", kind);
+  if (kind == "nvlink") {
+    c.scale_up.kind = ScaleUpKind::NVLink;
+  } else if (kind == "pcie") {
+    c.scale_up.kind = ScaleUpKind::PCIe;
+  } else {
+    throw InputError(fmt::format("scale_up.kind must be \"nvlink\" or \"pcie\", got \"{}\"", kind));
+  }
+  if (!section.contains("gpus_per_island")) c.scale_up.gpus_per_island = c.gpus_per_node;
+  f.integer("gpus_per_island", c.scale_up.gpus_per_island);
+  f.number("bw_GBps", c.scale_up.bw_GBps);
+  f.number("latency_us", c.scale_up.latency_us);
+  f.boolean("in_switch_reduction", c.scale_up.in_switch_reduction);
+  f.reject_unknown();
+}
+
+void parse_nics(const json& section, bool required, Nics& nics) {
+  Fields f(section, "nics");
+  if (required) {
+    f.require("per_node");
+    f.require("bw_Gbps");
+  }
+  f.integer("per_node", nics.per_node);
+  f.number("bw_Gbps", nics.bw_Gbps);
+  f.number("latency_us", nics.latency_us);
+  f.reject_unknown();
+}
+
+void parse_network(const json& section, Network& network) {
+  Fields f(section, "network");
+  f.boolean("rail_optimized", network.rail_optimized);
+  f.integer("nodes_per_leaf", network.nodes_per_leaf);
+  f.number("spine_oversubscription", network.spine_oversubscription);
+  f.integer("nodes_per_pod", network.nodes_per_pod);
+  f.number("pod_oversubscription", network.pod_oversubscription);
+  f.number("switch_hop_latency_us", network.switch_hop_latency_us);
+  f.reject_unknown();
+}
+
+void parse_efficiency(const json& section, Efficiency& efficiency) {
+  Fields f(section, "efficiency");
+  f.number("scale_up", efficiency.scale_up);
+  f.number("in_switch", efficiency.in_switch);
+  f.number("nic", efficiency.nic);
+  f.reject_unknown();
+}
+
 Cluster parse(const json& doc) {
   Fields top(doc, "");
   Cluster c;
@@ -35,53 +88,10 @@ Cluster parse(const json& doc) {
   top.integer("nodes", c.nodes);
   top.integer("gpus_per_node", c.gpus_per_node);
   top.number("launch_overhead_us", c.launch_overhead_us);
-  if (const json* s = top.find("scale_up")) {
-    Fields f(*s, "scale_up");
-    if (base.empty()) f.require("bw_GBps");
-    std::string kind = to_string(c.scale_up.kind);
-    f.string("kind", kind);
-    if (kind == "nvlink") {
-      c.scale_up.kind = ScaleUpKind::NVLink;
-    } else if (kind == "pcie") {
-      c.scale_up.kind = ScaleUpKind::PCIe;
-    } else {
-      throw InputError(fmt::format("scale_up.kind must be \"nvlink\" or \"pcie\", got \"{}\"", kind));
-    }
-    if (!s->contains("gpus_per_island")) c.scale_up.gpus_per_island = c.gpus_per_node;
-    f.integer("gpus_per_island", c.scale_up.gpus_per_island);
-    f.number("bw_GBps", c.scale_up.bw_GBps);
-    f.number("latency_us", c.scale_up.latency_us);
-    f.boolean("in_switch_reduction", c.scale_up.in_switch_reduction);
-    f.reject_unknown();
-  }
-  if (const json* n = top.find("nics")) {
-    Fields f(*n, "nics");
-    if (base.empty()) {
-      f.require("per_node");
-      f.require("bw_Gbps");
-    }
-    f.integer("per_node", c.nics.per_node);
-    f.number("bw_Gbps", c.nics.bw_Gbps);
-    f.number("latency_us", c.nics.latency_us);
-    f.reject_unknown();
-  }
-  if (const json* n = top.find("network")) {
-    Fields f(*n, "network");
-    f.boolean("rail_optimized", c.network.rail_optimized);
-    f.integer("nodes_per_leaf", c.network.nodes_per_leaf);
-    f.number("spine_oversubscription", c.network.spine_oversubscription);
-    f.integer("nodes_per_pod", c.network.nodes_per_pod);
-    f.number("pod_oversubscription", c.network.pod_oversubscription);
-    f.number("switch_hop_latency_us", c.network.switch_hop_latency_us);
-    f.reject_unknown();
-  }
-  if (const json* e = top.find("efficiency")) {
-    Fields f(*e, "efficiency");
-    f.number("scale_up", c.efficiency.scale_up);
-    f.number("in_switch", c.efficiency.in_switch);
-    f.number("nic", c.efficiency.nic);
-    f.reject_unknown();
-  }
+  if (const json* s = top.find("scale_up")) parse_scale_up(*s, base.empty(), c);
+  if (const json* n = top.find("nics")) parse_nics(*n, base.empty(), c.nics);
+  if (const json* n = top.find("network")) parse_network(*n, c.network);
+  if (const json* e = top.find("efficiency")) parse_efficiency(*e, c.efficiency);
   top.reject_unknown();
   validate(c);
   return c;
