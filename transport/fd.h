@@ -1,5 +1,6 @@
 #pragma once
-// Owns one file descriptor; closes it exactly once.
+// Owns one file descriptor; closes it exactly once. The one RAII descriptor of the project: the
+// transport's sockets, and the results library's lock file, fsync()s and /dev/urandom.
 
 #include <unistd.h>
 
@@ -25,6 +26,8 @@ class Fd {
 
   int get() const { return fd_; }
   explicit operator bool() const { return fd_ >= 0; }
+  // close() errors are ignored: a socket has nothing left to report, and every file the results
+  // library writes is fsync()ed (and its error reported) before it is closed.
   void reset() {
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;

@@ -21,7 +21,7 @@
 #include "results/hdf5_handle.h"
 #include "results/results_file.h"
 #include "results/table_io.h"
-#include "results/unique_fd.h"
+#include "transport/fd.h"
 
 namespace ringbench::results {
 namespace {
@@ -102,8 +102,8 @@ class RemoveOnFailure {
 };
 
 void fsync_path(const fs::path& path, int open_flags, const fs::path& file) {
-  UniqueFd fd(::open(path.c_str(), open_flags | O_CLOEXEC));
-  if (!fd.valid() || fsync(fd.get()) != 0) {
+  Fd fd(::open(path.c_str(), open_flags | O_CLOEXEC));
+  if (!fd || fsync(fd.get()) != 0) {
     // Some filesystems cannot fsync a directory (EINVAL); the rename is still done.
     if ((open_flags & O_DIRECTORY) != 0 && errno == EINVAL) return;
     throw ResultsError(

@@ -54,8 +54,8 @@ std::filesystem::path FileLock::path_for(const std::filesystem::path& results_fi
 FileLock FileLock::acquire(const std::filesystem::path& results_file, std::chrono::milliseconds timeout) {
   const std::string context = file_context(results_file);
   const std::filesystem::path lock_path = path_for(results_file);
-  UniqueFd fd(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
-  if (!fd.valid())
+  Fd fd(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
+  if (!fd)
     throw ResultsError(
         fmt::format("{}: cannot open lock file '{}': {}", context, lock_path.string(), std::strerror(errno)));
 

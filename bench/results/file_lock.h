@@ -9,7 +9,7 @@
 #include <chrono>
 #include <filesystem>
 
-#include "results/unique_fd.h"
+#include "transport/fd.h"
 
 namespace ringbench::results {
 
@@ -24,8 +24,8 @@ class FileLock {
   static std::filesystem::path path_for(const std::filesystem::path& results_file);
 
  private:
-  explicit FileLock(UniqueFd fd) : fd_(std::move(fd)) {}
-  UniqueFd fd_;  // closing it releases the lock
+  explicit FileLock(Fd fd) : fd_(std::move(fd)) {}
+  Fd fd_;  // closing it releases the lock
 };
 
 }  // namespace ringbench::results

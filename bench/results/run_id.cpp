@@ -8,14 +8,14 @@
 #include <system_error>
 
 #include "results/results_file.h"
-#include "results/unique_fd.h"
+#include "transport/fd.h"
 
 namespace ringbench::results {
 
 std::string new_run_id() {
   std::array<uint8_t, 16> bytes{};
-  UniqueFd urandom(::open("/dev/urandom", O_RDONLY | O_CLOEXEC));
-  if (!urandom.valid()) throw std::system_error(errno, std::generic_category(), "cannot open /dev/urandom");
+  Fd urandom(::open("/dev/urandom", O_RDONLY | O_CLOEXEC));
+  if (!urandom) throw std::system_error(errno, std::generic_category(), "cannot open /dev/urandom");
   for (size_t done = 0; done < bytes.size();) {
     const ssize_t got = read(urandom.get(), bytes.data() + done, bytes.size() - done);
     if (got < 0 && errno == EINTR) continue;
