@@ -5,6 +5,8 @@
 #   RINGBENCH_RESULTS_DIR         where HDF5 files go (default: $SLURM_SUBMIT_DIR/results)
 #   RINGBENCH_LAUNCHER            srun (default: srun --mpi=pmix) or mpirun (the fallback)
 #   RINGBENCH_ARGS                extra ringbench options for every run (e.g. "--iface ib")
+#   RINGBENCH_MPI_SHM             1: let Open MPI use shared memory for the `mpi` rows (default: its
+#                                 TCP, the wire ringbench's own rows use; OMPI_MCA_pml/btl you set win)
 # Partition, account, time limit, --overcommit and module loads are the user's: sbatch options on
 # the command line (sbatch -p PART -A ACCT -O ...) and `module load` before submitting (sbatch
 # exports the submitting environment by default).
@@ -66,6 +68,13 @@ rb_show_placement() {  # rb_show_placement RANKS
     sort -t' ' -k3,3n
 }
 
+# The `mpi` rows over Open MPI's TCP, like ringbench's own rows, unless asked otherwise. Both
+# launchers hand the environment to the ranks, where Open MPI reads OMPI_MCA_*.
+rb_mpi_rows_over_tcp() {
+  [ "${RINGBENCH_MPI_SHM:-0}" = 1 ] && return 0
+  export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1} OMPI_MCA_btl=${OMPI_MCA_btl:-tcp,self}
+}
+
 # Runs an MPI program on RANKS ranks of the allocation and returns its exit status.
 #   srun   : srun --mpi=pmix (Open MPI as packaged by Debian has PMIx but no PMI-2; without a PMI,
 #            every task would be an MPI singleton of size 1, which ringbench refuses).
@@ -73,6 +82,7 @@ rb_show_placement() {  # rb_show_placement RANKS
 rb_launch() {  # rb_launch RANKS PROGRAM ARGS...
   local ranks=$1
   shift
+  rb_mpi_rows_over_tcp
   case "${RINGBENCH_LAUNCHER:-srun}" in
     srun)
       srun --mpi=list 2>&1 | grep -qw pmix ||

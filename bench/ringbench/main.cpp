@@ -19,6 +19,7 @@
 #include "link_test.h"
 #include "measurement.h"
 #include "mpi_collectives.h"
+#include "mpi_transport.h"
 #include "progress_line.h"
 #include "mpi_bootstrap.h"
 #include "report.h"
@@ -119,7 +120,11 @@ class Sweep {
 
   void run_series(const Series& series, std::vector<SizeResult>& collective_results) {
     if (series.is_auto()) fit_link_model_once();
-    const std::string name = series.is_auto() ? "auto" : std::string(series.algorithm->name());
+    const bool is_mpi = !series.is_auto() && !series.algorithm->bytes_counted();
+    if (is_mpi && root_) warn_once_if_mpi_on_another_wire();
+    const std::string name = series.is_auto() ? "auto"
+                             : is_mpi         ? fmt::format("mpi ({})", mpi_wire_.name)
+                                              : std::string(series.algorithm->name());
     if (root_) report_.collective_header(series.collective, name);
     std::string picks;
     for (uint64_t bytes : measured_sizes(series.collective)) {
@@ -133,6 +138,10 @@ class Sweep {
         result.algorithm = "auto";
         result.chosen = std::string(algorithm.name());
       }
+      if (is_mpi) {
+        result.transport = fmt::format("mpi: {} ({})", mpi_wire_.name, mpi_wire_.because);
+        result.same_wire = mpi_wire_.same_wire_as_ours;
+      }
       if (!root_) continue;
       record_row(result);
       if (series.is_auto())
@@ -140,6 +149,16 @@ class Sweep {
       collective_results.push_back(std::move(result));
     }
     if (root_ && series.is_auto()) fmt::print("# auto picked : {}\n", picks);
+  }
+
+  // Comparing the mpi rows' time with our TCP link test is only fair on the same wire: say so once
+  // when Open MPI's parameters put them on another one (shared memory, RDMA).
+  void warn_once_if_mpi_on_another_wire() {
+    if (mpi_wire_.same_wire_as_ours || warned_mpi_wire_) return;
+    warned_mpi_wire_ = true;
+    fmt::print("#\n# warning      : the mpi rows ran over {} ({}), not over TCP like ringbench's rows, so their eff "
+               "is n/a; mpirun --mca pml ob1 --mca btl tcp,self puts them on the same wire\n",
+               mpi_wire_.name, mpi_wire_.because);
   }
 
   // auto's link costs, measured the first time a collective runs auto (collective: every rank).
@@ -182,6 +201,8 @@ class Sweep {
   const std::vector<uint64_t> sizes_;
   ProgressLine progress_;
   std::optional<LinkModel> link_model_;
+  const MpiTransport mpi_wire_ = mpi_transport_of_job(hosts_of_ranks_);
+  bool warned_mpi_wire_ = false;
   int rows_ = 0, failed_rows_ = 0;
 };
 

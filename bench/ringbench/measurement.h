@@ -38,6 +38,8 @@ struct SizeResult {
   std::string algorithm;          // as requested: "ring", "mpi", "auto"
   std::string chosen;             // what ran: the algorithm itself, or auto's pick
   bool bytes_counted = true;      // false for `mpi` rows: their bytes do not cross our connections
+  std::string transport = "ringbench tcp";  // mpi rows: "mpi: ob1/vader (pml=... btl=...)"
+  bool same_wire = true;          // false: the mpi rows ran over another wire, so eff is n/a
   uint64_t bytes = 0;
   size_t count = 0;
   int iterations = 0, warmup = 0;

@@ -119,19 +119,6 @@ const std::vector<const Algorithm*>& mpi_algorithms() {
   return all;
 }
 
-std::string mpi_transport() {
-  auto param = [](const char* name) -> std::string {
-    const char* value = std::getenv(name);
-    return value ? value : "";
-  };
-  std::string pml = param("OMPI_MCA_pml"), btl = param("OMPI_MCA_btl");
-  if (pml.empty() && btl.empty()) return "Open MPI default (shared memory within a host, TCP across hosts)";
-  std::string text;
-  if (!pml.empty()) text += "pml=" + pml;
-  if (!btl.empty()) text += (text.empty() ? "" : " ") + std::string("btl=") + btl;
-  return text;
-}
-
 std::vector<const Algorithm*> harness_algorithms() {
   std::vector<const Algorithm*> all = all_algorithms();
   all.insert(all.end(), mpi_algorithms().begin(), mpi_algorithms().end());

@@ -125,4 +125,18 @@ bool rdma_hardware_present() {
          std::filesystem::directory_iterator(devices, error) != std::filesystem::directory_iterator();
 }
 
+JobShape job_shape(std::span<const int> host_of_rank) {
+  JobShape shape;
+  std::vector<int> hosts(host_of_rank.begin(), host_of_rank.end());
+  std::sort(hosts.begin(), hosts.end());
+  shape.several_ranks_on_a_host = std::adjacent_find(hosts.begin(), hosts.end()) != hosts.end();
+  shape.several_hosts = !hosts.empty() && hosts.front() != hosts.back();
+  shape.rdma_hardware = rdma_hardware_present();
+  return shape;
+}
+
+MpiTransport mpi_transport_of_job(std::span<const int> host_of_rank) {
+  return infer_mpi_transport(mca_parameters_in_force(), job_shape(host_of_rank));
+}
+
 }  // namespace ringbench

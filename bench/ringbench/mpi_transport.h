@@ -18,6 +18,7 @@
 
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 
 namespace ringbench {
@@ -47,5 +48,11 @@ McaParameters mca_parameters_in_force();
 
 // Whether this machine has RDMA hardware (an entry under /sys/class/infiniband).
 bool rdma_hardware_present();
+
+// The job's shape from each rank's host index (host_placement()) and this machine's hardware.
+JobShape job_shape(std::span<const int> host_of_rank);
+
+// The rule applied to this process's parameters and this job: what the `mpi` rows ran over.
+MpiTransport mpi_transport_of_job(std::span<const int> host_of_rank);
 
 }  // namespace ringbench

@@ -79,7 +79,9 @@ void Report::row(const SizeResult& r) {
   line += fmt::format(" {:>9.3f} {:>9} {:>21} {:>13.0f} {:>6} {:>11} {:>6} {:>6}", algbw,
                       n_ > 1 ? fmt::format("{:.3f}", algbw * factor) : std::string("N/A"), sent, r.bound_bytes(n_),
                       !r.bytes_counted ? "n/a" : r.bytes_ok() ? "ok" : "WRONG", link > 0 ? fmt::format("{:.2f}", link) : std::string("N/A"),
-                      link > 0 ? fmt::format("{:.0f}%", 100.0 * link / avg) : std::string("N/A"),
+                      !r.same_wire ? std::string("n/a")
+                      : link > 0   ? fmt::format("{:.0f}%", 100.0 * link / avg)
+                                   : std::string("N/A"),
                       !options_.verify ? "off" : r.verified() ? "ok" : fmt::format("{}bad", r.wrong()));
   if (options_.full_listing) {
     double max_err = 0;

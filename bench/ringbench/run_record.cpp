@@ -9,7 +9,6 @@
 
 #include <fmt/format.h>
 
-#include "mpi_collectives.h"
 #include "ringbench_version.h"
 
 extern char** environ;
@@ -75,7 +74,7 @@ const results::Table& results_table() {
            "1 if every rank's counted payload equals the algorithm's formula; -1 where not counted (mpi rows)"},
           {"bound_bytes", ColumnType::Float64, "B", "the collective's lower bound per rank"},
           {"link_bound_us", ColumnType::Float64, "us", "bound bytes at the ring link bandwidth measured in this run"},
-          {"efficiency", ColumnType::Float64, "fraction", "link_bound_us / t_avg_us"},
+          {"efficiency", ColumnType::Float64, "fraction", "link_bound_us / t_avg_us; NaN for mpi rows on another wire"},
           {"verified", ColumnType::Int64, "bool", "1 if every rank's result matched the reference"},
           {"wrong_count", ColumnType::UInt64, "elements", "wrong elements over all ranks (plus ranks disagreeing)"},
           {"max_abs_error", ColumnType::Float64, "", "largest error against the double reference (random inputs)"},
@@ -101,7 +100,7 @@ results::Row to_row(const std::string& run_id, const SizeResult& s, const BenchO
           std::string(to_string(s.collective)),
           s.algorithm,
           s.chosen,
-          s.bytes_counted ? std::string("ringbench tcp") : "mpi: " + mpi_transport(),
+          s.transport,
           int64_t{options.out_of_place ? 0 : 1},
           int64_t{n},
           std::string(to_string(options.dtype)),
@@ -121,7 +120,7 @@ results::Row to_row(const std::string& run_id, const SizeResult& s, const BenchO
           int64_t{!s.bytes_counted ? -1 : s.bytes_ok() ? 1 : 0},
           s.bound_bytes(n),
           link,
-          link > 0 && avg > 0 ? link / avg : std::nan(""),
+          link > 0 && avg > 0 && s.same_wire ? link / avg : std::nan(""),
           int64_t{options.verify ? (s.verified() ? 1 : 0) : -1},
           s.wrong(),
           max_err};

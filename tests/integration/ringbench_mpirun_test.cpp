@@ -4,7 +4,10 @@
 
 #include <cmath>
 #include <filesystem>
+#include <iterator>
 #include <set>
+#include <sstream>
+#include <vector>
 
 #include "results/results_file.h"
 #include "run_command.h"
@@ -100,6 +103,39 @@ TEST_F(RingbenchRun, RunsAppendAndNeverTouchEarlierRuns) {
   EXPECT_EQ(ids.size(), 2u);
 }
 
+// The mpi rows name the wire Open MPI's parameters put them on; on another wire than ours their eff
+// is n/a, with one warning line, in the table and in the file.
+TEST_F(RingbenchRun, MpiRowsNameTheirWireAndEffIsNaOnAnotherWire) {
+  struct Case {
+    std::string mca, wire;
+    bool same_wire;
+  };
+  for (const Case& c : {Case{"--mca pml ob1 --mca btl self,vader", "ob1/vader", false},
+                        Case{"--mca pml ob1 --mca btl tcp,self", "ob1/tcp", true}}) {
+    const fs::path file = dir_ / ("wire-" + c.wire.substr(4) + ".h5");
+    auto run = run_command("mpirun -np 2 --bind-to none " + c.mca + " " + RINGBENCH_EXE +
+                               " --algo mpi -m 64K:64K -i 3 -x 1 -o " + file.string(),
+                           (dir_ / c.wire.substr(4)).string());
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    EXPECT_NE(run.out.find("# mpi (" + c.wire + ") allreduce, N=2"), std::string::npos) << run.out;
+    EXPECT_EQ(run.out.find("# warning      : the mpi rows ran over " + c.wire) != std::string::npos, !c.same_wire)
+        << run.out;
+    std::string row;
+    std::istringstream lines(run.out);
+    for (std::string line; std::getline(lines, line);)
+      if (!line.empty() && line[0] != '#') row = line;
+    std::istringstream fields(row);
+    std::vector<std::string> columns{std::istream_iterator<std::string>(fields), {}};
+    ASSERT_EQ(columns.size(), 13u) << row;
+    EXPECT_EQ(columns[11] == "n/a", !c.same_wire) << "eff column: " << row;
+
+    auto results = results::read_table(file, "/results");
+    ASSERT_EQ(results.rows.size(), 1u);
+    EXPECT_EQ(get<std::string>(results, 0, "transport").rfind("mpi: " + c.wire + " (", 0), 0u);
+    EXPECT_EQ(std::isnan(get<double>(results, 0, "efficiency")), !c.same_wire);
+  }
+}
+
 // Every collective with every algorithm, the MPI library's own included, over Open MPI's TCP.
 TEST_F(RingbenchRun, EveryAlgorithmOfEveryCollectiveWithMpiRowsAndCrossovers) {
   const fs::path file = dir_ / "all.h5";
@@ -109,7 +145,7 @@ TEST_F(RingbenchRun, EveryAlgorithmOfEveryCollectiveWithMpiRowsAndCrossovers) {
                          (dir_ / "all").string(), 240);
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   for (const char* collective : {"allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall"}) {
-    EXPECT_NE(run.out.find(std::string("# mpi ") + collective + ", N=5"), std::string::npos) << collective;
+    EXPECT_NE(run.out.find(std::string("# mpi (ob1/tcp) ") + collective + ", N=5"), std::string::npos) << collective;
     EXPECT_NE(run.out.find(std::string("# crossovers: ") + collective + " at N=5"), std::string::npos) << collective;
   }
   EXPECT_NE(run.out.find("# auto picked : 8 "), std::string::npos);
@@ -122,7 +158,8 @@ TEST_F(RingbenchRun, EveryAlgorithmOfEveryCollectiveWithMpiRowsAndCrossovers) {
     EXPECT_EQ(get<int64_t>(results, i, "verified"), 1) << algorithm;
     if (algorithm == "mpi") {
       EXPECT_EQ(get<int64_t>(results, i, "formula_ok"), -1) << "mpi bytes are not ours to count";
-      EXPECT_NE(get<std::string>(results, i, "transport").find("btl=tcp,self"), std::string::npos);
+      EXPECT_EQ(get<std::string>(results, i, "transport"), "mpi: ob1/tcp (pml=ob1 btl=tcp,self)");
+      EXPECT_FALSE(std::isnan(get<double>(results, i, "efficiency"))) << "same wire: eff is meaningful";
     } else {
       EXPECT_EQ(get<int64_t>(results, i, "formula_ok"), 1) << algorithm;
       EXPECT_EQ(get<std::string>(results, i, "transport"), "ringbench tcp");
