@@ -73,6 +73,9 @@ rb_show_placement() {  # rb_show_placement RANKS
 rb_mpi_rows_over_tcp() {
   [ "${RINGBENCH_MPI_SHM:-0}" = 1 ] && return 0
   export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1} OMPI_MCA_btl=${OMPI_MCA_btl:-tcp,self}
+  # On one node, Open MPI's TCP excludes loopback by default and would find no pair to connect.
+  [ "${SLURM_JOB_NUM_NODES:-1}" -eq 1 ] && export OMPI_MCA_btl_tcp_if_include=${OMPI_MCA_btl_tcp_if_include:-lo}
+  return 0
 }
 
 # Runs an MPI program on RANKS ranks of the allocation and returns its exit status.
