@@ -53,7 +53,8 @@ void Communicator::abort_job(const TransportError& failure) {
   notice.failed_rank = failure.peer_rank();
   notice.detected_by = failure.detected_by() >= 0 ? failure.detected_by() : rank_;
   notice.kind = static_cast<uint16_t>(failure.kind());
-  notice.cause = failure.cause().empty() ? failure.what() : failure.cause();
+  // A verdict travels as its cause alone: each receiver adds its own context.
+  notice.cause = failure.detected_by() >= 0 ? failure.facts().what : failure.what();
   const auto frame = wire::encode_abort(notice);
   std::vector<Connection*> targets;
   std::string told;

@@ -36,8 +36,8 @@ void Communicator::log(std::string_view line) const {
 
 Connection& Communicator::peer(int rank) {
   if (rank < 0 || rank >= size_ || rank == rank_ || !connections_[rank])
-    throw TransportError(TransportErrorKind::Config, rank,
-                         fmt::format("rank {}: no connection to rank {} (programming error)", rank_, rank));
+    throw TransportError(
+        {TransportErrorKind::Config, rank_, rank, fmt::format("no connection to rank {} (programming error)", rank)});
   return *connections_[rank];
 }
 

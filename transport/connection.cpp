@@ -21,8 +21,12 @@ Connection::Connection(Fd fd, int my_rank, int peer_rank, std::string peer_addre
       opened_by_us_(opened_by_us),
       peer_address_(std::move(peer_address)) {}
 
-std::string Connection::describe_peer() const {
-  return fmt::format("rank {} ({})", peer_rank_, peer_address_);
+std::string Connection::describe_peer() const { return ringbench::describe_peer(peer_rank_, peer_address_); }
+
+ErrorFacts Connection::facts(TransportErrorKind kind, std::string what) const {
+  ErrorFacts facts(kind, my_rank_, peer_rank_, std::move(what));
+  facts.peer_address = peer_address_;
+  return facts;
 }
 
 size_t Connection::write_some(const iovec* iov, int iov_count) {
@@ -51,8 +55,8 @@ size_t Connection::read_some(const iovec* iov, int iov_count) {
     }
     if (n == 0) {
       mark_closed("closed its connection");
-      throw TransportError(TransportErrorKind::PeerClosed, peer_rank_,
-                           fmt::format("rank {}: connection to {} closed by the peer", my_rank_, describe_peer()));
+      throw TransportError(
+          facts(TransportErrorKind::PeerClosed, fmt::format("connection to {} closed by the peer", describe_peer())));
     }
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
@@ -66,8 +70,8 @@ size_t Connection::peek(std::byte* out, size_t size) {
     if (n > 0) return static_cast<size_t>(n);
     if (n == 0) {
       mark_closed("closed its connection");
-      throw TransportError(TransportErrorKind::PeerClosed, peer_rank_,
-                           fmt::format("rank {}: connection to {} closed by the peer", my_rank_, describe_peer()));
+      throw TransportError(
+          facts(TransportErrorKind::PeerClosed, fmt::format("connection to {} closed by the peer", describe_peer())));
     }
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
@@ -109,13 +113,13 @@ void Connection::reclassify_received_as_overhead(uint64_t bytes) {
 
 void Connection::fail(const char* call, int err) {
   mark_closed(err == EPIPE || err == ECONNRESET ? "reset its connection" : system_error_text(call, err));
-  if (err == EPIPE || err == ECONNRESET)
-    throw TransportError(TransportErrorKind::PeerClosed, peer_rank_,
-                         fmt::format("rank {}: connection to {} reset by the peer ({})", my_rank_,
-                                     describe_peer(), system_error_text(call, err)));
-  throw TransportError(TransportErrorKind::System, peer_rank_,
-                       fmt::format("rank {}: {} on the connection to {}", my_rank_,
-                                   system_error_text(call, err), describe_peer()));
+  const bool reset = err == EPIPE || err == ECONNRESET;
+  ErrorFacts failure =
+      facts(reset ? TransportErrorKind::PeerClosed : TransportErrorKind::System,
+            fmt::format("connection to {} {}", describe_peer(), reset ? "reset by the peer" : "failed"));
+  failure.syscall = call;
+  failure.error_number = err;
+  throw TransportError(std::move(failure));
 }
 
 void Connection::record_sent(uint64_t overhead, uint64_t payload) {
@@ -141,13 +145,17 @@ KernelByteCounts Connection::kernel_counts() const {
   ::ioctl(fd_.get(), SIOCINQ, &unread_before);
   ::ioctl(fd_.get(), SIOCOUTQ, &queued_before);
   int rc = ::getsockopt(fd_.get(), IPPROTO_TCP, TCP_INFO, &info, &length);
+  const int getsockopt_error = errno;
   ::ioctl(fd_.get(), SIOCOUTQ, &queued_after);
   ::ioctl(fd_.get(), SIOCINQ, &unread_after);
   if (unread_before != unread_after || queued_before != queued_after) return {UINT64_MAX, UINT64_MAX};
-  if (rc != 0)
-    throw TransportError(TransportErrorKind::System, peer_rank_,
-                         fmt::format("rank {}: {} for {}", my_rank_, system_error_text("getsockopt(TCP_INFO)", errno),
-                                     describe_peer()));
+  if (rc != 0) {
+    ErrorFacts failure =
+        facts(TransportErrorKind::System, fmt::format("cannot read the kernel's byte counts for {}", describe_peer()));
+    failure.syscall = "getsockopt(TCP_INFO)";
+    failure.error_number = getsockopt_error;
+    throw TransportError(std::move(failure));
+  }
   // The kernel counts a received FIN as one byte of sequence space: a peer that has already closed
   // its end (it finished first) shows one byte more than it ever sent.
   // (Kernel TCP state numbers from include/net/tcp_states.h; linux/tcp.h does not export them.)

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "byte_counters.h"
+#include "error.h"
 #include "fd.h"
 
 namespace ringbench {
@@ -85,6 +86,8 @@ class Connection {
 
  private:
   [[noreturn]] void fail(const char* call, int err);
+  // A failure on this connection: this rank, the peer and its address, and `what` happened.
+  ErrorFacts facts(TransportErrorKind kind, std::string what) const;
   void mark_closed(std::string cause);
 
   Fd fd_;

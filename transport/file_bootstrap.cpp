@@ -24,10 +24,10 @@ std::optional<FileBootstrap> FileBootstrap::from_environment() {
   const char* size = std::getenv("RINGBENCH_SIZE");
   int r = rank ? std::atoi(rank) : -1, n = size ? std::atoi(size) : 0;
   if (n < 1 || r < 0 || r >= n)
-    throw TransportError(TransportErrorKind::Config, -1,
-                         fmt::format("RINGBENCH_BOOTSTRAP_DIR is set but RINGBENCH_RANK={} RINGBENCH_SIZE={} are not a "
-                                     "rank and a world size",
-                                     rank ? rank : "(unset)", size ? size : "(unset)"));
+    throw TransportError({TransportErrorKind::Config, -1, -1,
+                          fmt::format("RINGBENCH_BOOTSTRAP_DIR is set but RINGBENCH_RANK={} RINGBENCH_SIZE={} are "
+                                      "not a rank and a world size",
+                                      rank ? rank : "(unset)", size ? size : "(unset)")});
   return FileBootstrap(dir, r, n, std::chrono::seconds(60));
 }
 
@@ -38,8 +38,8 @@ std::vector<std::string> FileBootstrap::allgather(const std::string& mine) {
     std::ofstream out(temporary, std::ios::binary);
     out << mine;
     if (!out.flush())
-      throw TransportError(TransportErrorKind::Config, -1,
-                           fmt::format("rank {}: cannot write the bootstrap card {}", rank_, temporary.string()));
+      throw TransportError({TransportErrorKind::Config, rank_, -1,
+                            fmt::format("cannot write the bootstrap card {}", temporary.string())});
   }
   fs::rename(temporary, card);
   const auto give_up = std::chrono::steady_clock::now() + timeout_;
@@ -49,9 +49,9 @@ std::vector<std::string> FileBootstrap::allgather(const std::string& mine) {
       if (!fs::exists(dir / fmt::format("card.{}", r))) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
     if (missing.empty()) break;
     if (std::chrono::steady_clock::now() >= give_up)
-      throw TransportError(TransportErrorKind::Handshake, -1,
-                           fmt::format("rank {}: rank(s) {} did not publish a card in {} within {} s", rank_, missing,
-                                       directory_, timeout_.count() / 1000));
+      throw TransportError({TransportErrorKind::Handshake, rank_, -1,
+                            fmt::format("rank(s) {} did not publish a card in {} within {} s", missing, directory_,
+                                        timeout_.count() / 1000)});
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   std::vector<std::string> all;

@@ -49,16 +49,16 @@ InterfaceAddress choose_interface(const std::vector<InterfaceAddress>& candidate
       if (candidate.name.rfind(prefix, 0) == 0) return candidate;
     std::string known;
     for (const auto& candidate : candidates) known += (known.empty() ? "" : ", ") + candidate.name;
-    throw TransportError(TransportErrorKind::Config, -1,
-                         "--iface " + prefix + ": no up IPv4 interface starts with '" + prefix +
-                             "' (this host has: " + known + ")");
+    throw TransportError({TransportErrorKind::Config, -1, -1,
+                          "--iface " + prefix + ": no up IPv4 interface starts with '" + prefix +
+                              "' (this host has: " + known + ")"});
   }
   auto loopback = std::find_if(candidates.begin(), candidates.end(), [](const auto& c) { return c.loopback; });
   auto external = std::find_if(candidates.begin(), candidates.end(), [](const auto& c) { return !c.loopback; });
   if (all_ranks_on_one_host && loopback != candidates.end()) return *loopback;
   if (external != candidates.end()) return *external;
   if (loopback != candidates.end()) return *loopback;
-  throw TransportError(TransportErrorKind::Config, -1, "no up IPv4 interface on this host");
+  throw TransportError({TransportErrorKind::Config, -1, -1, "no up IPv4 interface on this host"});
 }
 
 }  // namespace ringbench

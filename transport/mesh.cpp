@@ -56,7 +56,20 @@ class MeshBuilder {
   void on_incoming_hello(Pending& p);
   void on_outgoing_reply(Pending& p);
   void add_connection(Pending& p, int peer_rank);
-  [[noreturn]] void fail(TransportErrorKind kind, int peer, const std::string& what);
+  // Throws the failure, as seen by this rank.
+  [[noreturn]] void fail(ErrorFacts facts);
+  [[noreturn]] void fail(TransportErrorKind kind, int peer, std::string what) {
+    fail({kind, comm_.rank_, peer, std::move(what)});
+  }
+  // Throws a failure on the connection to pending peer `p`.
+  [[noreturn]] void fail_peer(TransportErrorKind kind, const Pending& p, std::string what) {
+    ErrorFacts facts(kind, comm_.rank_, p.peer_rank, std::move(what));
+    facts.peer_address = p.address;
+    fail(std::move(facts));
+  }
+  // Throws the failure of system call `call` (errno `err`) while doing `what` with `peer`.
+  [[noreturn]] void fail_call(TransportErrorKind kind, int peer, std::string what, const char* call, int err,
+                              std::string peer_address = {}, std::string hint = {});
 
   Communicator& comm_;
   Bootstrap& bootstrap_;
@@ -73,8 +86,16 @@ std::unique_ptr<Communicator> Communicator::connect(Bootstrap& bootstrap, Transp
   return comm;
 }
 
-void MeshBuilder::fail(TransportErrorKind kind, int peer, const std::string& what) {
-  throw TransportError(kind, peer, fmt::format("rank {}: {}", comm_.rank_, what));
+void MeshBuilder::fail(ErrorFacts facts) { throw TransportError(std::move(facts)); }
+
+void MeshBuilder::fail_call(TransportErrorKind kind, int peer, std::string what, const char* call, int err,
+                            std::string peer_address, std::string hint) {
+  ErrorFacts facts(kind, comm_.rank_, peer, std::move(what));
+  facts.peer_address = std::move(peer_address);
+  facts.syscall = call;
+  facts.error_number = err;
+  facts.hint = std::move(hint);
+  fail(std::move(facts));
 }
 
 void MeshBuilder::build() {
@@ -103,8 +124,8 @@ void MeshBuilder::listen_and_publish() {
   comm_.listener_ = make_tcp_socket(options.socket_buffer_bytes);
   int fd = comm_.listener_.get();
   if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0)
-    fail(TransportErrorKind::System, -1, system_error_text("bind", errno));
-  if (::listen(fd, SOMAXCONN) != 0) fail(TransportErrorKind::System, -1, system_error_text("listen", errno));
+    fail_call(TransportErrorKind::System, -1, "", "bind", errno);
+  if (::listen(fd, SOMAXCONN) != 0) fail_call(TransportErrorKind::System, -1, "", "listen", errno);
   socklen_t length = sizeof address;
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
 
@@ -184,19 +205,21 @@ void MeshBuilder::start_outgoing() {
         hello.world_size = static_cast<uint32_t>(comm_.size_);
         auto bytes = wire::encode(hello);
         // 32 bytes into a fresh socket's empty buffer: one send takes all of it.
-        if (::send(p.fd.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(bytes.size()))
-          fail(TransportErrorKind::Handshake, peer,
-               fmt::format("could not send the handshake to rank {} ({}): {}", peer, where,
-                           system_error_text("send", errno)));
+        if (::send(p.fd.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(bytes.size())) {
+          const int send_error = errno;
+          fail_call(TransportErrorKind::Handshake, peer,
+                    fmt::format("could not send the handshake to {}", describe_peer(peer, where)), "send", send_error,
+                    where);
+        }
         pending_.push_back(std::move(p));
         break;
       }
       if (Clock::now() + backoff >= deadline_)
-        fail(TransportErrorKind::Handshake, peer,
-             fmt::format("could not connect to rank {} at {} within {} s: {}; is rank {} running and is "
-                         "{} reachable from this host?",
-                         peer, where, comm_.options_.connect_timeout.count() / 1000, system_error_text("connect", err),
-                         peer, peer_addresses_[peer]));
+        fail_call(TransportErrorKind::Handshake, peer,
+                  fmt::format("could not connect to rank {} at {} within {} s", peer, where,
+                              comm_.options_.connect_timeout.count() / 1000),
+                  "connect", err, where,
+                  fmt::format("is rank {} running and is {} reachable from this host?", peer, peer_addresses_[peer]));
       std::this_thread::sleep_for(backoff);
       backoff = std::min(backoff * 2, std::chrono::milliseconds(500));
     }
@@ -244,8 +267,9 @@ void MeshBuilder::complete_handshakes() {
       ssize_t n = ::recv(p.fd.get(), p.hello.data() + p.received, p.hello.size() - p.received, MSG_DONTWAIT);
       if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
         if (p.peer_rank >= 0)
-          fail(TransportErrorKind::Handshake, p.peer_rank,
-               fmt::format("rank {} ({}) closed the connection during the handshake", p.peer_rank, p.address));
+          fail_peer(TransportErrorKind::Handshake, p,
+                    fmt::format("{} closed the connection during the handshake",
+                                describe_peer(p.peer_rank, p.address)));
         comm_.log(fmt::format("closed a connection from {}: it hung up before completing a handshake", p.address));
         p.fd.reset();
         continue;
@@ -294,8 +318,8 @@ void MeshBuilder::on_outgoing_reply(Pending& p) {
   if (!problem && static_cast<int>(reply.from_rank) != p.peer_rank)
     problem = fmt::format("answered as rank {}", reply.from_rank);
   if (problem)
-    fail(TransportErrorKind::Handshake, p.peer_rank,
-         fmt::format("the process at {} is not rank {} of this job: {}", p.address, p.peer_rank, *problem));
+    fail_peer(TransportErrorKind::Handshake, p,
+              fmt::format("the process at {} is not rank {} of this job: {}", p.address, p.peer_rank, *problem));
   add_connection(p, p.peer_rank);
 }
 

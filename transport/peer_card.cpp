@@ -41,8 +41,8 @@ PeerCard decode_card(const std::string& text, int expected_rank) {
     card.rank = -1;
   }
   if (card.rank != expected_rank || card.port == 0)
-    throw TransportError(TransportErrorKind::Handshake, expected_rank,
-                         fmt::format("bootstrap: the address published by rank {} is malformed", expected_rank));
+    throw TransportError({TransportErrorKind::Handshake, -1, expected_rank,
+                          fmt::format("bootstrap: the address published by rank {} is malformed", expected_rank)});
   return card;
 }
 

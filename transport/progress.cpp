@@ -453,24 +453,24 @@ void Loop::fail_from_notice(Connection& from, const wire::AbortNotice& notice) {
 }
 
 void Loop::fail(TransportErrorKind kind, int failed, int detected_by, int reported_by, const std::string& cause) {
-  std::string pending;
+  ErrorFacts facts(kind, rank_, failed, cause);
+  if (failed >= 0 && connections_[failed]) facts.peer_address = connections_[failed]->peer_address();
+  facts.detected_by = detected_by;
+  facts.reported_by = reported_by;
+  facts.collective = where_.collective;
+  facts.algorithm = where_.algorithm;
+  facts.step = current_step();
+  facts.steps = where_.steps;
+  facts.seconds_into_call = seconds(Clock::now() - entered_);
   for (auto& s : sends)
     if (!s.finished() && ready(s))
-      pending += fmt::format("; send to {}: {} of {} bytes", s.connection->describe_peer(), s.done, s.total());
+      facts.unfinished.push_back(
+          {true, s.connection->peer_rank(), s.connection->peer_address(), s.done, s.total()});
   for (auto& r : recvs)
     if (!r.finished() && ready(r))
-      pending += fmt::format("; recv from {}: {} of {} bytes", r.connection->describe_peer(), r.done,
-                             r.header.size() + r.spec->payload.size());
-  std::string who = failed >= 0 ? fmt::format("rank {} failed: {}", failed, cause) : cause;
-  std::string by = detected_by == rank_ ? "detected by this rank"
-                   : reported_by == detected_by ? fmt::format("detected by rank {}", detected_by)
-                                                : fmt::format("detected by rank {}, reported by rank {}", detected_by,
-                                                              reported_by);
-  throw TransportError(kind, failed,
-                       fmt::format("rank {}: {} ({}); this rank was in {} {} step {}/{}, {:.1f} s into the call{}",
-                                   rank_, who, by, where_.algorithm, where_.collective, current_step() + 1,
-                                   where_.steps, seconds(Clock::now() - entered_), pending))
-      .diagnosis(detected_by, cause);
+      facts.unfinished.push_back({false, r.connection->peer_rank(), r.connection->peer_address(), r.done,
+                                  r.header.size() + r.spec->payload.size()});
+  throw TransportError(std::move(facts));
 }
 
 Clock::duration Loop::spin_budget(const Communicator& comm) {

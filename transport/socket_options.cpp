@@ -13,7 +13,13 @@ namespace ringbench {
 
 Fd make_tcp_socket(size_t socket_buffer_bytes) {
   Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-  if (!fd) throw TransportError(TransportErrorKind::System, -1, system_error_text("socket", errno));
+  if (!fd) {
+    const int err = errno;
+    ErrorFacts failure(TransportErrorKind::System, -1, -1, "");
+    failure.syscall = "socket";
+    failure.error_number = err;
+    throw TransportError(std::move(failure));
+  }
   if (socket_buffer_bytes > 0) {
     int bytes = static_cast<int>(socket_buffer_bytes);
     ::setsockopt(fd.get(), SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
