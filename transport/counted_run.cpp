@@ -19,9 +19,13 @@ CountedRun run_counted(Communicator& comm, const Algorithm& algorithm, const Col
   const auto start = Clock::now();
   if (start_of_call) start_of_call();
   algorithm.run(comm, call);
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  const auto end = Clock::now();
   algorithm.settle();
-  return {comm.counters() - before, expected, seconds};
+  const auto since_boot = [](Clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+  };
+  return {comm.counters() - before, expected, std::chrono::duration<double>(end - start).count(), since_boot(start),
+          since_boot(end)};
 }
 
 CountedRun run_counted(Communicator& comm, const Algorithm& algorithm, const CollectiveCall& call) {

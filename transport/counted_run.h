@@ -16,6 +16,9 @@ struct CountedRun {
   ByteCounters moved;         // this rank's counters for the call alone
   uint64_t expected_payload;  // the algorithm's formula
   double seconds = 0;         // wall time of the call alone (see run_counted)
+  // The same interval as CLOCK_MONOTONIC readings (steady_clock on Linux), so that rank 0 can
+  // line up every rank's calls when the ranks share a host and so a clock.
+  int64_t start_ns = 0, end_ns = 0;
   bool bytes_ok() const { return moved.payload_sent == expected_payload; }
 };
 

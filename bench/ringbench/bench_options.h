@@ -39,9 +39,11 @@ struct BenchOptions {
   uint64_t min_bytes = 8;
   uint64_t max_bytes = 16ull << 20;
   bool full_listing = false;     // osu -f: add min/max latency, iterations and overhead columns
-  int iterations = 100;          // timed calls per size (fewer where the time cap cuts in)
+  // -i N: exactly N timed calls per size. Unset: calls in blocks until the median's 95% interval
+  // is within 5% or --max-time is spent (statistics/stopping_rule.h).
+  std::optional<int> iterations;
   int warmup = 10;               // untimed calls per size before timing
-  double max_seconds_per_size = 1.0;  // caps iterations at large sizes; 0 = no cap
+  double max_seconds_per_size = 1.0;  // time budget per size unless -i; 0 = none
   bool verify = true;
   InputKind inputs = InputKind::Exact;
   bool link_test = true;

@@ -13,6 +13,8 @@
 #include "mpi_collectives.h"
 #include "progress_line.h"
 #include "ringbench_version.h"
+#include "statistics/call_statistics.h"
+#include "statistics/stopping_rule.h"
 #include "transport/algorithm.h"
 #include "transport/interfaces.h"
 
@@ -76,14 +78,21 @@ void add_sweep_options(CLI::App& app, BenchOptions& options, TypedValues& typed)
                              options.min_bytes))
       ->type_name("[MIN:]MAX")
       ->capture_default_str();
-  app.add_option("-i,--iterations", options.iterations, "Timed calls per size (fewer where --max-time cuts in)")
+  app.add_option("-i,--iterations", options.iterations,
+                 fmt::format("Exactly N timed calls per size, overriding --max-time; unset: calls in blocks of {} "
+                             "until the median's {:.0f}% confidence interval is within +-{:.0f}% or --max-time is "
+                             "spent (at least {} calls)",
+                             stats::kCallsPerBlock, 100 * stats::kConfidence,
+                             100 * stats::StoppingRule{}.target_half_width,
+                             stats::kCallsPerBlock * stats::min_blocks_for_interval()))
       ->type_name("N")
-      ->capture_default_str();
+      ->default_str("adaptive");
   app.add_option("-x,--warmup", options.warmup, "Untimed warm-up calls per size, before timing")
       ->type_name("N")
       ->capture_default_str();
   app.add_flag("-f,--full", options.full_listing,
-               "Full listing: adds min/max latency, iterations, overhead bytes and max error columns");
+               "Full listing: adds the calls' mean, standard deviation, min and max, the call count and why timing "
+               "stopped, overhead bytes and max error columns");
 }
 
 void add_collective_options(CLI::App& app, BenchOptions& options, TypedValues& typed) {
@@ -116,7 +125,8 @@ void add_collective_options(CLI::App& app, BenchOptions& options, TypedValues& t
 
 void add_run_options(CLI::App& app, BenchOptions& options) {
   app.add_option("--max-time", options.max_seconds_per_size,
-                 "Cap on timed seconds per size (the iteration count is cut to fit it); 0 for none")
+                 "Time budget per size: timing stops when it is spent, even with a wide interval (never before "
+                 "the fewest calls that give an interval); ignored with -i; 0 for none")
       ->type_name("SECONDS")
       ->capture_default_str();
   app.add_flag_callback(
@@ -173,7 +183,8 @@ void apply_sweep(const TypedValues& typed, BenchOptions& options) {
                                range->second)};
   options.min_bytes = range->first;
   options.max_bytes = range->second;
-  if (options.iterations < 1) throw BadValue{fmt::format("-i/--iterations {}: must be at least 1", options.iterations)};
+  if (options.iterations && *options.iterations < 1)
+    throw BadValue{fmt::format("-i/--iterations {}: must be at least 1", *options.iterations)};
   if (options.warmup < 0) throw BadValue{fmt::format("-x/--warmup {}: must not be negative", options.warmup)};
 }
 

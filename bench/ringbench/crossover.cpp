@@ -2,11 +2,37 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
+#include <string>
 
 #include "byte_size.h"
 
 namespace ringbench {
+
+namespace {
+
+// True when `a`'s whole interval lies above `b`'s: a difference the measurements can tell from
+// noise. Rows without an interval (too few calls) never separate.
+bool slower_beyond_noise(const SizeResult& a, const SizeResult& b) {
+  return a.time.ci95 && b.time.ci95 && a.time.ci95->low > b.time.ci95->high;
+}
+
+// How much slower auto's pick was than the measured winner: a percentage where the intervals
+// separate, "noise" where they do not. Never negative: a pick that beat every row won.
+std::string regret_text(const SizeResult& pick, const SizeResult& best) {
+  if (!slower_beyond_noise(pick, best)) return "noise";
+  return fmt::format("{:.0f}%", 100.0 * std::max(0.0, pick.time.median / best.time.median - 1.0));
+}
+
+// The winner's name, with `~` when the runner-up's interval overlaps it (a tie within noise).
+std::string winner_text(const SizeResult& best, const std::map<std::string, const SizeResult*>& rows) {
+  for (const auto& [name, row] : rows)
+    if (row != &best && name != "auto" && !slower_beyond_noise(*row, best)) return best.algorithm + "~";
+  return best.algorithm;
+}
+
+}  // namespace
 
 void print_crossovers(std::FILE* out, Collective collective, int world, const std::vector<SizeResult>& results) {
   // Columns: every measured algorithm in the order it ran; `auto` is summarised separately.
@@ -22,7 +48,9 @@ void print_crossovers(std::FILE* out, Collective collective, int world, const st
   const bool has_auto = std::any_of(results.begin(), results.end(),
                                     [&](const SizeResult& r) { return r.collective == collective && r.algorithm == "auto"; });
 
-  fmt::print(out, "#\n# crossovers: {} at N={}: time / fastest measured time at each size (1.00 = winner)\n",
+  fmt::print(out, "#\n# crossovers: {} at N={}: median time / fastest median at each size (1.00 = winner; winner~: "
+                  "the runner-up's interval overlaps it; regret: the pick's slowdown where the intervals separate, "
+                  "else noise)\n",
              to_string(collective), world);
   std::string header = fmt::format("# {:>9}", "size");
   for (const auto& name : names) header += fmt::format(" {:>18}", name);
@@ -35,16 +63,16 @@ void print_crossovers(std::FILE* out, Collective collective, int world, const st
     const SizeResult* best = nullptr;
     for (const auto& name : names) {
       auto it = rows.find(name);
-      if (it != rows.end() && (!best || it->second->t_avg_us() < best->t_avg_us())) best = it->second;
+      if (it != rows.end() && (!best || it->second->time.median < best->time.median)) best = it->second;
     }
     if (!best) continue;
     std::string line = fmt::format("# {:>9}", format_byte_size(bytes));
     for (const auto& name : names) {
       auto it = rows.find(name);
       line += it == rows.end() ? fmt::format(" {:>18}", "-")
-                               : fmt::format(" {:>18.2f}", it->second->t_avg_us() / best->t_avg_us());
+                               : fmt::format(" {:>18.2f}", it->second->time.median / best->time.median);
     }
-    line += fmt::format(" {:>18}", best->algorithm);
+    line += fmt::format(" {:>18}", winner_text(*best, rows));
     if (has_auto) {
       auto it = rows.find("auto");
       if (it == rows.end()) {
@@ -53,8 +81,8 @@ void print_crossovers(std::FILE* out, Collective collective, int world, const st
         // The pick's own measured row when it ran too (same algorithm, same size), else auto's.
         const std::string& pick = it->second->chosen;
         auto own = rows.find(pick);
-        double t = (own != rows.end() ? own->second : it->second)->t_avg_us();
-        line += fmt::format(" {:>18} {:>7.0f}%", pick, 100.0 * (t / best->t_avg_us() - 1.0));
+        const SizeResult& picked = *(own != rows.end() ? own->second : it->second);
+        line += fmt::format(" {:>18} {:>8}", pick, regret_text(picked, *best));
       }
     }
     fmt::print(out, "{}\n", line);

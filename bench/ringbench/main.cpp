@@ -68,6 +68,7 @@ class Sweep {
 
   int rows() const { return rows_; }
   int failed_rows() const { return failed_rows_; }
+  int wide_rows_out_of_time() const { return wide_rows_out_of_time_; }
 
  private:
   // The `mpi` rows need MPI itself; under the file bootstrap (fault tests) they are left out.
@@ -178,6 +179,8 @@ class Sweep {
   void record_row(const SizeResult& result) {
     progress_.clear();
     ++rows_;
+    if (result.stop_reason == stats::stop_reason_name(stats::StopReason::time) && report_.interval_is_wide(result))
+      ++wide_rows_out_of_time_;
     report_.row(result);
     if (!result.bytes_ok() || (options_.verify && !result.verified())) {
       ++failed_rows_;
@@ -203,7 +206,7 @@ class Sweep {
   std::optional<LinkModel> link_model_;
   const MpiTransport mpi_wire_ = mpi_transport_of_job(hosts_of_ranks_);
   bool warned_mpi_wire_ = false;
-  int rows_ = 0, failed_rows_ = 0;
+  int rows_ = 0, failed_rows_ = 0, wide_rows_out_of_time_ = 0;
 };
 
 struct KernelSummary {
@@ -307,6 +310,7 @@ class BenchRun {
     const int rows = sweep.rows();
     const int failed_rows = sweep.failed_rows() + (kernel.mismatches ? 1 : 0);
     const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - wall_start_;
+    report_.noise_warning(rows, sweep.wide_rows_out_of_time());
     report_.summary(rows, failed_rows, wall.count());
     close_run(failed_rows ? fmt::format("failed: {} of {} rows", failed_rows, rows) : "ok");
     if (!sink_.failed()) fmt::print("# results      : run {} appended to {}\n", record_.run_id, options_.output);

@@ -1,6 +1,7 @@
 #include "measurement.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -33,21 +34,45 @@ size_t call_count(Collective collective, uint64_t bytes, size_t element_bytes, i
   return collective == Collective::AllToAll ? count / n * n : count;
 }
 
-Measurement::Measurement(Communicator& comm, const BenchOptions& options, uint64_t seed)
-    : comm_(comm), options_(options), seed_(seed) {}
+namespace {
 
-int Measurement::agree_iterations(double warmup_seconds_per_call) {
-  int iterations = options_.iterations;
-  double slowest = warmup_seconds_per_call;
-  if (comm_.size() > 1) {
-    CollectiveCall call{DataType::Float64, ReduceOp::Max, std::as_writable_bytes(std::span(&slowest, 1)), 1, 0};
+bool on_one_host(const Communicator& comm) {
+  const std::vector<int> hosts = host_placement(comm);
+  return std::all_of(hosts.begin(), hosts.end(), [&](int host) { return host == hosts.front(); });
+}
+
+}  // namespace
+
+Measurement::Measurement(Communicator& comm, const BenchOptions& options, uint64_t seed)
+    : comm_(comm), options_(options), seed_(seed), shared_clock_(on_one_host(comm)) {}
+
+stats::StoppingRule Measurement::stopping_rule() const {
+  stats::StoppingRule rule;
+  if (options_.iterations) rule.exact_calls = static_cast<size_t>(*options_.iterations);
+  rule.max_seconds = options_.max_seconds_per_size;
+  return rule;
+}
+
+stats::StopReason Measurement::close_block(std::span<const stats::CallStamp> block, double elapsed_seconds,
+                                           SizeResult& result) {
+  const auto gathered = comm_.gather(std::as_bytes(block), 0);
+  double decision = 0;
+  if (comm_.rank() == 0) {
+    std::vector<std::vector<stats::CallStamp>> by_rank(gathered.size(), std::vector<stats::CallStamp>(block.size()));
+    result.rank_call_us.resize(gathered.size());
+    for (size_t rank = 0; rank < gathered.size(); ++rank) {
+      std::memcpy(by_rank[rank].data(), gathered[rank].data(), block.size_bytes());
+      for (const stats::CallStamp& stamp : by_rank[rank])
+        result.rank_call_us[rank].push_back(static_cast<double>(stamp.end_ns - stamp.start_ns) / 1e3);
+    }
+    for (double us : stats::collective_call_times_us(by_rank, shared_clock_)) result.call_us.push_back(us);
+    decision = static_cast<double>(stats::decide_stop(stopping_rule(), result.call_us, elapsed_seconds));
+  }
+  if (comm_.size() > 1) {  // rank 0's decision to every rank: the others contribute 0 to a max
+    CollectiveCall call{DataType::Float64, ReduceOp::Max, std::as_writable_bytes(std::span(&decision, 1)), 1, 0};
     ring_allreduce().run(comm_, call);
   }
-  if (options_.max_seconds_per_size > 0 && slowest > 0) {
-    double fit = options_.max_seconds_per_size / slowest;
-    if (fit < iterations) iterations = std::max(1, static_cast<int>(fit));
-  }
-  return iterations;
+  return static_cast<stats::StopReason>(static_cast<int>(decision));
 }
 
 SizeResult Measurement::measure(const Algorithm& algorithm, uint64_t bytes) {
@@ -92,23 +117,33 @@ RankSample Measurement::time_calls(const Algorithm& algorithm, const CollectiveC
     return run_counted(comm_, algorithm, call, formula, timed_copy);
   };
 
-  double warm_total = 0;
-  for (int i = 0; i < options_.warmup; ++i) warm_total += one_call().seconds;
-  double warm_mean = options_.warmup > 0 ? warm_total / options_.warmup : 0.0;
+  for (int i = 0; i < options_.warmup; ++i) one_call();
   result.warmup = options_.warmup;
-  result.iterations = agree_iterations(warm_mean);
 
+  const stats::StoppingRule rule = stopping_rule();
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<stats::CallStamp> block;
   RankSample sample;
   double total = 0;
-  for (int i = 0; i < result.iterations; ++i) {
-    const CountedRun counted = one_call();
-    total += counted.seconds;
-    sample.payload_sent = counted.moved.payload_sent;
-    sample.overhead_sent = counted.moved.overhead_sent;
-    sample.expected_payload = counted.expected_payload;
-    sample.bytes_mismatches += counted.bytes_ok() ? 0 : 1;
+  for (stats::StopReason reason = stats::StopReason::keep_going; reason == stats::StopReason::keep_going;) {
+    const size_t calls = rule.exact_calls ? std::min(stats::kCallsPerBlock, *rule.exact_calls - static_cast<size_t>(result.iterations))
+                                          : stats::kCallsPerBlock;
+    block.clear();
+    for (size_t i = 0; i < calls; ++i) {
+      const CountedRun counted = one_call();
+      block.push_back({counted.start_ns, counted.end_ns});
+      total += counted.seconds;
+      sample.payload_sent = counted.moved.payload_sent;
+      sample.overhead_sent = counted.moved.overhead_sent;
+      sample.expected_payload = counted.expected_payload;
+      sample.bytes_mismatches += counted.bytes_ok() ? 0 : 1;
+    }
+    result.iterations += static_cast<int>(calls);
+    reason = close_block(block, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), result);
+    result.stop_reason = stats::stop_reason_name(reason);
   }
   sample.mean_us = total / result.iterations * 1e6;
+  if (comm_.rank() == 0) result.time = stats::summarize_calls(result.call_us);
   return sample;
 }
 
@@ -129,7 +164,12 @@ double Measurement::link_us(const SizeResult& result) {
   const uint64_t chunk = (result.count + n - 1) / n * element_size(options_.dtype);
   // As many back-to-back exchanges as a ring all-reduce makes: 2(N-1).
   // Its chunk slots reuse the collective's buffer, already verified: no extra 1x message of memory.
-  return ring_exchange_seconds(comm_, chunk, result.iterations, 2 * (comm_.size() - 1), buffer_) * 1e6;
+  // A bandwidth figure settles within tens of repetitions; the thousands of calls a noisy small
+  // size can take would only lengthen the run.
+  constexpr int kMaxLinkRepetitions = 100;
+  return ring_exchange_seconds(comm_, chunk, std::min(result.iterations, kMaxLinkRepetitions), 2 * (comm_.size() - 1),
+                               buffer_) *
+         1e6;
 }
 
 std::vector<RankSample> Measurement::gather_samples(const RankSample& sample) {

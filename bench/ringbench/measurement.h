@@ -14,6 +14,9 @@
 #include <vector>
 
 #include "bench_options.h"
+#include "statistics/call_statistics.h"
+#include "statistics/collective_call_time.h"
+#include "statistics/stopping_rule.h"
 #include "transport/algorithm.h"
 #include "transport/communicator.h"
 
@@ -42,7 +45,13 @@ struct SizeResult {
   bool same_wire = true;          // false: the mpi rows ran over another wire, so eff is n/a
   uint64_t bytes = 0;
   size_t count = 0;
-  int iterations = 0, warmup = 0;
+  int iterations = 0, warmup = 0;  // timed calls (as the stopping rule decided), warm-up calls
+  // Rank 0 only: each timed call's time as the collective's (statistics/collective_call_time.h),
+  // in order; each rank's own duration of every call; their statistics; why timing stopped.
+  std::vector<double> call_us;
+  std::vector<std::vector<double>> rank_call_us;
+  stats::CallStatistics time;
+  std::string stop_reason;
   std::vector<RankSample> ranks;  // by rank; empty on ranks other than 0
 
   double t_avg_us() const;
@@ -66,10 +75,14 @@ class Measurement {
 
  private:
   static SizeResult describe_point(const Algorithm& algorithm, uint64_t bytes, int world, size_t element_bytes);
-  // Warm-up, the agreed iteration count (into `result`), then the timed calls, each byte-counted.
+  // Warm-up, then the timed calls, each byte-counted, in blocks until the stopping rule says
+  // enough (into `result`: the calls' times and statistics on rank 0, the count everywhere).
   RankSample time_calls(const Algorithm& algorithm, const CollectiveCall& call, std::span<const std::byte> inputs,
                         SizeResult& result);
-  int agree_iterations(double warmup_seconds_per_call);
+  stats::StoppingRule stopping_rule() const;
+  // Gathers one block's stamps to rank 0, which adds the block's call times to `result` and
+  // decides; every rank returns rank 0's decision, so no rank stops or goes on alone.
+  stats::StopReason close_block(std::span<const stats::CallStamp> block, double elapsed_seconds, SizeResult& result);
   void record_verification(const SizeResult& result, const CollectiveCall& call, RankSample* sample) const;
   double link_us(const SizeResult& result);  // the ring link test at this size's chunk size
   std::vector<RankSample> gather_samples(const RankSample& sample);  // every rank's, on rank 0
@@ -77,6 +90,7 @@ class Measurement {
   Communicator& comm_;
   const BenchOptions& options_;
   uint64_t seed_;
+  const bool shared_clock_;        // every rank on one host reads the same CLOCK_MONOTONIC
   std::vector<std::byte> inputs_;  // pristine inputs, restored before every call
   std::vector<std::byte> buffer_;  // the collective's in-place buffer
 };

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "byte_size.h"
+#include "statistics/call_statistics.h"
 
 namespace ringbench {
 
@@ -25,10 +26,7 @@ void Report::header(const RunHeader& h) {
              : options_.inputs == InputKind::Exact
                  ? "exact (results compared bit for bit with the reference on every rank)"
                  : "random uniform [-1,1) (max abs error against a double-precision reference)");
-  fmt::print(out_, "# timing       : osu-style: barrier over our TCP before each call, outside the timed region; "
-                   "each rank's mean over the iterations, then avg/min/max across ranks\n");
-  fmt::print(out_, "# iterations   : {} per size (fewer where --max-time {} s cuts in), {} warm-up\n", options_.iterations,
-             options_.max_seconds_per_size, options_.warmup);
+  timing_lines();
   fmt::print(out_, "# units        : latency us; algbw, busbw GB/s (1e9 B/s); busbw = algbw x busbw factor "
                    "(all-reduce 2(N-1)/N); bytes per rank\n");
   fmt::print(out_, "# bytes        : sent = payload bytes per rank per call, counted from send() return values "
@@ -37,21 +35,41 @@ void Report::header(const RunHeader& h) {
   fmt::print(out_, "# link bound   : every rank sends one chunk (size/N) right while receiving from the left, 2(N-1) "
                    "times, streamed as the ring all-reduce streams them (no reduction), measured at each size in this run; "
                    "link = bound bytes at that bandwidth; "
-                   "eff = link / avg\n");
+                   "eff = link / time\n");
   if (h.plain_pair_GBps > 0)
     fmt::print(out_, "# plain TCP    : one blocking socket pair, 1 MiB writes (not our transport), {}: {:.2f} GB/s\n",
                h.plain_pair_path, h.plain_pair_GBps);
   std::fflush(out_);
 }
 
+void Report::timing_lines() {
+  fmt::print(out_, "# timing       : barrier (osu): a barrier over our TCP before each call, outside the timed region; "
+                   "every rank stamps every call with CLOCK_MONOTONIC; a call's time is the last rank's exit minus "
+                   "the last rank's entry (ranks on one host), else the slowest rank's own duration\n");
+  fmt::print(out_, "# statistics   : time = median of the calls (algbw, busbw and eff use it); p05, p95 = their 5th and "
+                   "95th percentiles; +-ci = the median's {:.0f}% confidence interval as % of it, from order statistics "
+                   "of the medians of {}-call blocks (n/a below {} blocks); ~ marks an interval wider than +-{:.0f}%\n",
+             100 * stats::kConfidence, stats::kCallsPerBlock, stats::min_blocks_for_interval(),
+             100 * wide_interval_);
+  if (options_.iterations)
+    fmt::print(out_, "# calls        : exactly {} per size (-i), {} warm-up\n", *options_.iterations, options_.warmup);
+  else
+    fmt::print(out_, "# calls        : in blocks of {} until +-ci <= {:.0f}% or --max-time {} s is spent (at least {}), "
+                     "{} warm-up\n",
+               stats::kCallsPerBlock, 100 * wide_interval_, options_.max_seconds_per_size,
+               stats::kCallsPerBlock * stats::min_blocks_for_interval(), options_.warmup);
+}
+
 void Report::collective_header(Collective collective, const std::string& algorithm) {
   fmt::print(out_, "#\n# {} {}, N={}, busbw factor {}\n", algorithm, to_string(collective), n_,
              n_ > 1 ? fmt::format("{:.4f}", busbw_factor(collective, n_)) : std::string("N/A"));
-  std::string names = fmt::format("#{:>11} {:>11} {:>8} {:>5} {:>11}", "size", "count", "type", "op", "avg");
-  std::string units = fmt::format("#{:>11} {:>11} {:>8} {:>5} {:>11}", "(B)", "(elements)", "", "", "(us)");
+  std::string names = fmt::format("#{:>11} {:>11} {:>8} {:>5} {:>11} {:>6} {:>10} {:>10}", "size", "count", "type",
+                                  "op", "time", "+-ci", "p05", "p95");
+  std::string units = fmt::format("#{:>11} {:>11} {:>8} {:>5} {:>11} {:>6} {:>10} {:>10}", "(B)", "(elements)", "", "",
+                                  "(us)", "(%)", "(us)", "(us)");
   if (options_.full_listing) {
-    names += fmt::format(" {:>11} {:>11} {:>6}", "min", "max", "iters");
-    units += fmt::format(" {:>11} {:>11} {:>6}", "(us)", "(us)", "");
+    names += fmt::format(" {:>10} {:>10} {:>10} {:>10} {:>6} {:>10}", "mean", "stddev", "min", "max", "calls", "stop");
+    units += fmt::format(" {:>10} {:>10} {:>10} {:>10} {:>6} {:>10}", "(us)", "(us)", "(us)", "(us)", "", "");
   }
   names += fmt::format(" {:>9} {:>9} {:>21} {:>13} {:>6} {:>11} {:>6} {:>6}", "algbw", "busbw", "sent", "bound",
                        "bytes", "link", "eff", "valid");
@@ -65,17 +83,29 @@ void Report::collective_header(Collective collective, const std::string& algorit
   std::fflush(out_);
 }
 
+std::string Report::time_fields(const SizeResult& r) const {
+  const stats::CallStatistics& t = r.time;
+  const auto width = t.relative_half_width();
+  const bool wide = width && *width > wide_interval_;
+  std::string fields = fmt::format(" {:>10.2f}{} {:>6} {:>10.2f} {:>10.2f}", t.median, wide ? "~" : " ",
+                                   width ? fmt::format("{:.1f}", 100 * *width) : std::string("n/a"), t.p05, t.p95);
+  if (options_.full_listing)
+    fields += fmt::format(" {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>6} {:>10}", t.mean, t.stddev, t.min, t.max,
+                          t.calls, r.stop_reason);
+  return fields;
+}
+
 void Report::row(const SizeResult& r) {
-  const double avg = r.t_avg_us();
+  const double avg = r.time.median;
   const double algbw = algbw_GBps(r.bytes, avg);
   const double factor = busbw_factor(r.collective, n_);
   const double link = r.link_bound_us(n_);
   std::string sent = !r.bytes_counted                ? std::string("n/a(mpi)")
                      : r.sent_min() == r.sent_max() ? std::to_string(r.sent_min())
                                                     : fmt::format("{}-{}", r.sent_min(), r.sent_max());
-  std::string line = fmt::format(" {:>11} {:>11} {:>8} {:>5} {:>11.2f}", r.bytes, r.count, to_string(options_.dtype),
-                                 to_string(options_.op), avg);
-  if (options_.full_listing) line += fmt::format(" {:>11.2f} {:>11.2f} {:>6}", r.t_min_us(), r.t_max_us(), r.iterations);
+  std::string line = fmt::format(" {:>11} {:>11} {:>8} {:>5}", r.bytes, r.count, to_string(options_.dtype),
+                                 to_string(options_.op)) +
+                     time_fields(r);
   line += fmt::format(" {:>9.3f} {:>9} {:>21} {:>13.0f} {:>6} {:>11} {:>6} {:>6}", algbw,
                       n_ > 1 ? fmt::format("{:.3f}", algbw * factor) : std::string("N/A"), sent, r.bound_bytes(n_),
                       !r.bytes_counted ? "n/a" : r.bytes_ok() ? "ok" : "WRONG", link > 0 ? fmt::format("{:.2f}", link) : std::string("N/A"),
@@ -106,6 +136,19 @@ void Report::failure_details(const SizeResult& r) {
                        "({} of {} calls differed)\n",
                  r.bytes, i, s.payload_sent, r.algorithm, s.expected_payload, s.bytes_mismatches, r.iterations);
   }
+  std::fflush(out_);
+}
+
+bool Report::interval_is_wide(const SizeResult& result) const {
+  const auto width = result.time.relative_half_width();
+  return !width || *width > wide_interval_;
+}
+
+void Report::noise_warning(int rows, int wide_rows_out_of_time) {
+  if (rows == 0 || 4 * wide_rows_out_of_time <= rows) return;
+  fmt::print(out_, "# warning      : {} of {} sizes have a confidence interval wider than {:.0f}%: this machine is noisy; "
+                   "repeat the run or compare medians across runs\n",
+             wide_rows_out_of_time, rows, 100 * wide_interval_);
   std::fflush(out_);
 }
 

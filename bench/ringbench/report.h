@@ -10,6 +10,7 @@
 
 #include "bench_options.h"
 #include "measurement.h"
+#include "statistics/stopping_rule.h"
 
 namespace ringbench {
 
@@ -32,14 +33,23 @@ class Report {
   // Failures explained in full, after the rows they concern.
   void failure_details(const SizeResult& result);
   void summary(int rows, int failed_rows, double seconds);
+  // One line when more than a quarter of the rows ran out of time with an interval wider than
+  // the target: the figures are honest, but this machine was too noisy to pin them down.
+  void noise_warning(int rows, int wide_rows_out_of_time);
+  // A row whose interval is wider than this, as a fraction of its median, is marked `~`.
+  bool interval_is_wide(const SizeResult& result) const;
 
   // nccl-tests definitions: algbw = bytes / time (GB = 1e9 B); busbw = algbw x factor.
   static double algbw_GBps(uint64_t bytes, double seconds_us);
 
  private:
+  void timing_lines();
+  std::string time_fields(const SizeResult& result) const;
+
   std::FILE* out_;
   const BenchOptions& options_;
   int n_;
+  const double wide_interval_ = stats::StoppingRule{}.target_half_width;
 };
 
 }  // namespace ringbench

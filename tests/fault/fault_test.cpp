@@ -50,7 +50,7 @@ std::string our_algorithms(const std::string& collective) {
 std::vector<std::string> job_args(const std::string& collective, const fs::path& dir, int timeout_s) {
   // Long enough (several seconds even for a collective with one algorithm) that the signal finds
   // the run still going; a run that finishes first is not a trial, and too many of those fail.
-  return {"--collective", collective, "--algo", our_algorithms(collective), "-m", "8:1M", "-i", "40", "-x", "2", "--max-time", "0.1",
+  return {"--collective", collective, "--algo", our_algorithms(collective), "-m", "8:1M", "-x", "2", "--max-time", "0.1",
           "--no-link-test", "--timeout", std::to_string(timeout_s), "-o", (dir / "out.h5").string()};
 }
 
@@ -154,7 +154,7 @@ std::vector<std::byte> hello_bytes(const wire::Hello& hello) {
 TEST(Fault, StrangersDuringARunAreTurnedAwayAndResultsStayVerified) {
   fs::path dir = fs::temp_directory_path() / fmt::format("ringbench-strangers-{}", ::getpid());
   Job job(kRanks,
-          {"-m", "8:4M", "-i", "100", "-x", "2", "--max-time", "0.4", "--timeout", "10", "-o", (dir / "out.h5").string()},
+          {"-m", "8:4M", "-x", "2", "--max-time", "0.4", "--timeout", "10", "-o", (dir / "out.h5").string()},
           dir);
   ASSERT_TRUE(wait_for_rows(job, 1, 30s)) << job.err(0);
   std::vector<PeerCard> cards;
