@@ -26,6 +26,7 @@
 #include "results/results_file.h"
 #include "ringbench_version.h"
 #include "results_sink.h"
+#include "run_conditions.h"
 #include "run_record.h"
 #include "transport/communicator.h"
 #include "transport/error.h"
@@ -288,6 +289,7 @@ class BenchRun {
 
   // The plain-pair figure, the '#' header and the /runs row.
   void start_report() {
+    const RunConditions conditions = measure_run_conditions(*comm_);
     // The plain socket pair involves rank 0 (and one rank on another host), while the others
     // wait at the barrier.
     if (options_.link_test) {
@@ -298,7 +300,7 @@ class BenchRun {
     comm_->barrier();
     if (!root_) return;
     report_.header({fmt::format("{} ({})", kVersion, kGitRevision), mpi_.size(), hosts_, record_.interface,
-                    record_.mpi_library, record_.plain_pair_GBps, record_.plain_pair_path});
+                    record_.mpi_library, record_.plain_pair_GBps, record_.plain_pair_path, conditions});
     sink_.add([row = to_row(record_)](results::Transaction& t) { t.append(runs_table(), {&row, 1}); });
   }
 

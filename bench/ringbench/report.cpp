@@ -26,7 +26,15 @@ void Report::header(const RunHeader& h) {
              : options_.inputs == InputKind::Exact
                  ? "exact (results compared bit for bit with the reference on every rank)"
                  : "random uniform [-1,1) (max abs error against a double-precision reference)");
+  fmt::print(out_, "# load         : {}\n", describe_load(h.conditions));
   timing_lines();
+  fmt::print(out_, "# barrier skew : {:.1f} us, median of {} barriers: {}\n", h.conditions.barrier_skew_us,
+             h.conditions.skew_repetitions,
+             h.conditions.skew_from_shared_clock
+                 ? "how far apart the ranks leave a barrier; a call's time starts at the last rank's entry, so it "
+                   "leaves this out"
+                 : "the slowest rank's barrier-to-barrier time (clocks differ across hosts): an upper bound on how "
+                   "far apart ranks leave a barrier, and part of every call's time");
   fmt::print(out_, "# units        : latency us; algbw, busbw GB/s (1e9 B/s); busbw = algbw x busbw factor "
                    "(all-reduce 2(N-1)/N); bytes per rank\n");
   fmt::print(out_, "# bytes        : sent = payload bytes per rank per call, counted from send() return values "

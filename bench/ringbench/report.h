@@ -10,6 +10,7 @@
 
 #include "bench_options.h"
 #include "measurement.h"
+#include "run_conditions.h"
 #include "statistics/stopping_rule.h"
 
 namespace ringbench {
@@ -22,6 +23,7 @@ struct RunHeader {
   std::string mpi_library;
   double plain_pair_GBps = 0;   // plain blocking TCP pair, 1 MiB writes
   std::string plain_pair_path;  // "loopback on vm", "h1 -> h2 (10.200.0.2)"
+  RunConditions conditions;
 };
 
 class Report {
