@@ -27,6 +27,19 @@ inline std::optional<InputKind> parse_input_kind(std::string_view name) {
   return std::nullopt;
 }
 
+// How calls are timed. Barrier (osu-micro-benchmarks): a barrier over our TCP before each call,
+// outside the timed region; every call is a sample. Back-to-back (nccl-tests, Gloo): one barrier,
+// then a batch of calls back to back, each started as soon as the last ended; a batch's time /
+// its calls is a sample. Small messages differ between the two: back-to-back overlaps one call's
+// tail with the next call's start and hides the barrier's skew.
+enum class TimingMode { Barrier, BackToBack };
+inline std::string_view to_string(TimingMode mode) { return mode == TimingMode::Barrier ? "barrier" : "back-to-back"; }
+inline std::optional<TimingMode> parse_timing_mode(std::string_view name) {
+  for (TimingMode mode : {TimingMode::Barrier, TimingMode::BackToBack})
+    if (name == to_string(mode)) return mode;
+  return std::nullopt;
+}
+
 // Every default of a run is a member initialiser here (the transport's in TransportOptions), and
 // only here: the command line starts from these values and --help shows them.
 
@@ -43,6 +56,7 @@ struct BenchOptions {
   // is within 5% or --max-time is spent (statistics/stopping_rule.h).
   std::optional<int> iterations;
   int warmup = 10;               // untimed calls per size before timing
+  TimingMode timing = TimingMode::Barrier;
   double max_seconds_per_size = 1.0;  // time budget per size unless -i; 0 = none
   bool verify = true;
   InputKind inputs = InputKind::Exact;

@@ -30,7 +30,7 @@ struct BadValue {
 // the way a user types them, so --help shows the defaults that bench_options.h and
 // TransportOptions define, and nothing here repeats them.
 struct TypedValues {
-  std::string sizes, dtype, op, data, sockbuf, pipeline;
+  std::string sizes, dtype, op, data, timing, sockbuf, pipeline;
   std::vector<std::string> collectives, injects;
   double timeout_s = 0;
 };
@@ -41,6 +41,7 @@ TypedValues typed_defaults(const BenchOptions& options) {
   typed.dtype = to_string(options.dtype);
   typed.op = to_string(options.op);
   typed.data = to_string(options.inputs);
+  typed.timing = to_string(options.timing);
   typed.sockbuf = format_byte_size(options.transport.socket_buffer_bytes);
   typed.pipeline = format_byte_size(options.transport.pipeline_bytes);
   for (Collective c : options.collectives) typed.collectives.emplace_back(to_string(c));
@@ -89,6 +90,12 @@ void add_sweep_options(CLI::App& app, BenchOptions& options, TypedValues& typed)
       ->default_str("adaptive");
   app.add_option("-x,--warmup", options.warmup, "Untimed warm-up calls per size, before timing")
       ->type_name("N")
+      ->capture_default_str();
+  app.add_option("--timing", typed.timing,
+                 "How calls are timed: barrier (osu: a barrier before each call, outside the timer; each call a "
+                 "sample) or back-to-back (nccl-tests, Gloo: one barrier, then batches of calls back to back; each "
+                 "batch's time / its calls a sample)")
+      ->type_name("MODE")
       ->capture_default_str();
   app.add_flag("-f,--full", options.full_listing,
                "Full listing: adds the calls' mean, standard deviation, min and max, the call count and why timing "
@@ -209,6 +216,12 @@ void check_time_cap(const BenchOptions& options) {
     throw BadValue{fmt::format("--max-time {}: must not be negative", options.max_seconds_per_size)};
 }
 
+void apply_timing(const TypedValues& typed, BenchOptions& options) {
+  auto timing = parse_timing_mode(typed.timing);
+  if (!timing) throw BadValue{fmt::format("--timing {}: expected barrier or back-to-back", typed.timing)};
+  options.timing = *timing;
+}
+
 void apply_transport(const TypedValues& typed, TransportOptions& transport) {
   const double timeout_s = typed.timeout_s;
   // (Written so that NaN fails too; a week keeps the milliseconds far from poll()'s int limit.)
@@ -308,6 +321,7 @@ ParsedCommandLine parse_command_line(int argc, char** argv, bool print) {
     apply_sweep(typed, options);
     apply_elements(typed, options);
     check_time_cap(options);
+    apply_timing(typed, options);
     apply_transport(typed, options.transport);
     apply_collectives(typed, options);
     check_algorithms(typed, options);

@@ -46,15 +46,21 @@ bool on_one_host(const Communicator& comm) {
 Measurement::Measurement(Communicator& comm, const BenchOptions& options, uint64_t seed)
     : comm_(comm), options_(options), seed_(seed), shared_clock_(on_one_host(comm)) {}
 
+bool Measurement::back_to_back() const { return options_.timing == TimingMode::BackToBack; }
+
 stats::StoppingRule Measurement::stopping_rule() const {
   stats::StoppingRule rule;
-  if (options_.iterations) rule.exact_calls = static_cast<size_t>(*options_.iterations);
+  // Back to back, a sample is a batch of up to kCallsPerBlock calls, itself a block.
+  if (back_to_back()) rule.samples_per_block = 1;
+  const auto calls = static_cast<size_t>(options_.iterations.value_or(0));
+  if (options_.iterations) rule.exact_samples = back_to_back() ? (calls + stats::kCallsPerBlock - 1) / stats::kCallsPerBlock : calls;
   rule.max_seconds = options_.max_seconds_per_size;
   return rule;
 }
 
-stats::StopReason Measurement::close_block(std::span<const stats::CallStamp> block, double elapsed_seconds,
-                                           SizeResult& result) {
+stats::StopReason Measurement::close_block(std::span<const stats::CallStamp> block, size_t calls_per_stamp,
+                                           double elapsed_seconds, SizeResult& result) {
+  const auto per_call = static_cast<double>(calls_per_stamp);
   const auto gathered = comm_.gather(std::as_bytes(block), 0);
   double decision = 0;
   if (comm_.rank() == 0) {
@@ -63,9 +69,9 @@ stats::StopReason Measurement::close_block(std::span<const stats::CallStamp> blo
     for (size_t rank = 0; rank < gathered.size(); ++rank) {
       std::memcpy(by_rank[rank].data(), gathered[rank].data(), block.size_bytes());
       for (const stats::CallStamp& stamp : by_rank[rank])
-        result.rank_call_us[rank].push_back(static_cast<double>(stamp.end_ns - stamp.start_ns) / 1e3);
+        result.rank_call_us[rank].push_back(static_cast<double>(stamp.end_ns - stamp.start_ns) / 1e3 / per_call);
     }
-    for (double us : stats::collective_call_times_us(by_rank, shared_clock_)) result.call_us.push_back(us);
+    for (double us : stats::collective_call_times_us(by_rank, shared_clock_)) result.call_us.push_back(us / per_call);
     decision = static_cast<double>(stats::decide_stop(stopping_rule(), result.call_us, elapsed_seconds));
   }
   if (comm_.size() > 1) {  // rank 0's decision to every rank: the others contribute 0 to a max
@@ -111,13 +117,16 @@ RankSample Measurement::time_calls(const Algorithm& algorithm, const CollectiveC
   const uint64_t formula = expected_payload(comm_, algorithm, call);
   const auto copy_inputs = [&] { std::memcpy(call.buffer.data(), inputs.data(), inputs.size()); };
   const std::function<void()> timed_copy = options_.out_of_place ? std::function<void()>(copy_inputs) : nullptr;
-  auto one_call = [&] {
+  const auto prepare = [&] {  // outside the timed region
     if (!options_.out_of_place) copy_inputs();
     comm_.barrier();
-    return run_counted(comm_, algorithm, call, formula, timed_copy);
   };
+  const auto counted_call = [&] { return run_counted(comm_, algorithm, call, formula, timed_copy); };
 
-  for (int i = 0; i < options_.warmup; ++i) one_call();
+  for (int i = 0; i < options_.warmup; ++i) {
+    prepare();
+    counted_call();
+  }
   result.warmup = options_.warmup;
 
   const stats::StoppingRule rule = stopping_rule();
@@ -126,25 +135,44 @@ RankSample Measurement::time_calls(const Algorithm& algorithm, const CollectiveC
   RankSample sample;
   double total = 0;
   for (stats::StopReason reason = stats::StopReason::keep_going; reason == stats::StopReason::keep_going;) {
-    const size_t calls = rule.exact_calls ? std::min(stats::kCallsPerBlock, *rule.exact_calls - static_cast<size_t>(result.iterations))
-                                          : stats::kCallsPerBlock;
+    const size_t calls = calls_in_next_block(result);
     block.clear();
+    if (back_to_back()) prepare();
     for (size_t i = 0; i < calls; ++i) {
-      const CountedRun counted = one_call();
-      block.push_back({counted.start_ns, counted.end_ns});
+      if (!back_to_back()) prepare();
+      const CountedRun counted = counted_call();
+      if (back_to_back() && i > 0) block.back().end_ns = counted.end_ns;  // one stamp for the batch
+      else block.push_back({counted.start_ns, counted.end_ns});
       total += counted.seconds;
-      sample.payload_sent = counted.moved.payload_sent;
-      sample.overhead_sent = counted.moved.overhead_sent;
-      sample.expected_payload = counted.expected_payload;
-      sample.bytes_mismatches += counted.bytes_ok() ? 0 : 1;
+      account_bytes(counted, sample);
     }
     result.iterations += static_cast<int>(calls);
-    reason = close_block(block, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), result);
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    reason = close_block(block, back_to_back() ? calls : 1, elapsed, result);
     result.stop_reason = stats::stop_reason_name(reason);
   }
   sample.mean_us = total / result.iterations * 1e6;
-  if (comm_.rank() == 0) result.time = stats::summarize_calls(result.call_us);
+  if (comm_.rank() == 0) result.time = stats::summarize_calls(result.call_us, rule.samples_per_block);
+  // Back to back in place, each call reduced the last one's result: one more call from the inputs,
+  // untimed, leaves the result verification expects.
+  if (back_to_back() && !options_.out_of_place) {
+    prepare();
+    account_bytes(counted_call(), sample);
+  }
   return sample;
+}
+
+size_t Measurement::calls_in_next_block(const SizeResult& result) const {
+  if (!options_.iterations) return stats::kCallsPerBlock;
+  const auto done = static_cast<size_t>(result.iterations);
+  return std::min(stats::kCallsPerBlock, static_cast<size_t>(*options_.iterations) - done);
+}
+
+void Measurement::account_bytes(const CountedRun& counted, RankSample& sample) {
+  sample.payload_sent = counted.moved.payload_sent;
+  sample.overhead_sent = counted.moved.overhead_sent;
+  sample.expected_payload = counted.expected_payload;
+  sample.bytes_mismatches += counted.bytes_ok() ? 0 : 1;
 }
 
 void Measurement::record_verification(const SizeResult& result, const CollectiveCall& call, RankSample* sample) const {

@@ -19,6 +19,7 @@
 #include "statistics/stopping_rule.h"
 #include "transport/algorithm.h"
 #include "transport/communicator.h"
+#include "transport/counted_run.h"
 
 namespace ringbench {
 
@@ -79,10 +80,15 @@ class Measurement {
   // enough (into `result`: the calls' times and statistics on rank 0, the count everywhere).
   RankSample time_calls(const Algorithm& algorithm, const CollectiveCall& call, std::span<const std::byte> inputs,
                         SizeResult& result);
+  bool back_to_back() const;
   stats::StoppingRule stopping_rule() const;
-  // Gathers one block's stamps to rank 0, which adds the block's call times to `result` and
-  // decides; every rank returns rank 0's decision, so no rank stops or goes on alone.
-  stats::StopReason close_block(std::span<const stats::CallStamp> block, double elapsed_seconds, SizeResult& result);
+  size_t calls_in_next_block(const SizeResult& result) const;  // kCallsPerBlock, or what -i leaves
+  static void account_bytes(const CountedRun& counted, RankSample& sample);
+  // Gathers one block's stamps to rank 0, which adds the block's samples to `result` (a stamp
+  // spanning several back-to-back calls counts as their mean) and decides; every rank returns
+  // rank 0's decision, so no rank stops or goes on alone.
+  stats::StopReason close_block(std::span<const stats::CallStamp> block, size_t calls_per_stamp,
+                                double elapsed_seconds, SizeResult& result);
   void record_verification(const SizeResult& result, const CollectiveCall& call, RankSample* sample) const;
   double link_us(const SizeResult& result);  // the ring link test at this size's chunk size
   std::vector<RankSample> gather_samples(const RankSample& sample);  // every rank's, on rank 0

@@ -51,20 +51,22 @@ void Report::header(const RunHeader& h) {
 }
 
 void Report::timing_lines() {
-  fmt::print(out_, "# timing       : barrier (osu): a barrier over our TCP before each call, outside the timed region; "
-                   "every rank stamps every call with CLOCK_MONOTONIC; a call's time is the last rank's exit minus "
-                   "the last rank's entry (ranks on one host), else the slowest rank's own duration\n");
-  fmt::print(out_, "# statistics   : time = median of the calls (algbw, busbw and eff use it); p05, p95 = their 5th and "
+  fmt::print(out_, "# timing       : {}; every rank stamps its calls with CLOCK_MONOTONIC; a sample's time is the last "
+                   "rank's exit minus the last rank's entry (ranks on one host), else the slowest rank's own duration\n",
+             timing_method(options_.timing));
+  fmt::print(out_, "# statistics   : time = median of the samples (algbw, busbw and eff use it); p05, p95 = their 5th and "
                    "95th percentiles; +-ci = the median's {:.0f}% confidence interval as % of it, from order statistics "
-                   "of the medians of {}-call blocks (n/a below {} blocks); ~ marks an interval wider than +-{:.0f}%\n",
-             100 * stats::kConfidence, stats::kCallsPerBlock, stats::min_blocks_for_interval(),
-             100 * wide_interval_);
+                   "of the medians of blocks of {} (n/a below {} blocks); ~ marks an interval wider than +-{:.0f}%\n",
+             100 * stats::kConfidence,
+             options_.timing == TimingMode::Barrier ? fmt::format("{} calls", stats::kCallsPerBlock)
+                                                    : std::string("1 batch"),
+             stats::min_blocks_for_interval(), 100 * wide_interval_);
   if (options_.iterations)
     fmt::print(out_, "# calls        : exactly {} per size (-i), {} warm-up\n", *options_.iterations, options_.warmup);
   else
-    fmt::print(out_, "# calls        : in blocks of {} until +-ci <= {:.0f}% or --max-time {} s is spent (at least {}), "
+    fmt::print(out_, "# calls        : in {} of {} until +-ci <= {:.0f}% or --max-time {} s is spent (at least {}), "
                      "{} warm-up\n",
-               stats::kCallsPerBlock, 100 * wide_interval_, options_.max_seconds_per_size,
+               options_.timing == TimingMode::Barrier ? "blocks" : "batches", stats::kCallsPerBlock, 100 * wide_interval_, options_.max_seconds_per_size,
                stats::kCallsPerBlock * stats::min_blocks_for_interval(), options_.warmup);
 }
 
@@ -91,6 +93,13 @@ void Report::collective_header(Collective collective, const std::string& algorit
   std::fflush(out_);
 }
 
+std::string timing_method(TimingMode mode) {
+  return mode == TimingMode::Barrier
+             ? "barrier (osu): a barrier over our TCP before each call, outside the timed region; each call a sample"
+             : "back-to-back (nccl-tests, Gloo): a barrier, then a batch of calls back to back; a batch's time / its "
+               "calls is one sample";
+}
+
 std::string Report::time_fields(const SizeResult& r) const {
   const stats::CallStatistics& t = r.time;
   const auto width = t.relative_half_width();
@@ -99,7 +108,7 @@ std::string Report::time_fields(const SizeResult& r) const {
                                    width ? fmt::format("{:.1f}", 100 * *width) : std::string("n/a"), t.p05, t.p95);
   if (options_.full_listing)
     fields += fmt::format(" {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>6} {:>10}", t.mean, t.stddev, t.min, t.max,
-                          t.calls, r.stop_reason);
+                          r.iterations, r.stop_reason);
   return fields;
 }
 

@@ -26,6 +26,9 @@ struct RunHeader {
   RunConditions conditions;
 };
 
+// The timing mode in words, for the header and the /runs row.
+std::string timing_method(TimingMode mode);
+
 class Report {
  public:
   Report(std::FILE* out, const BenchOptions& options, int world_size) : out_(out), options_(options), n_(world_size) {}

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "report.h"
 #include "ringbench_version.h"
 
 extern char** environ;
@@ -180,8 +181,7 @@ RunRecord describe_run(const BenchOptions& options, const std::string& mpi_libra
                                    first_line_of("/proc/sys/net/core/wmem_max"),
                                    first_line_of("/proc/sys/net/ipv4/tcp_rmem"),
                                    first_line_of("/proc/sys/net/ipv4/tcp_wmem"));
-  run.timing_method = "osu: barrier over ringbench TCP before each call, outside the timed region; per-rank mean, "
-                      "avg/min/max over ranks";
+  run.timing_method = timing_method(options.timing);
   run.command_line = options.command_line;
   return run;
 }

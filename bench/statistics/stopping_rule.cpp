@@ -18,14 +18,14 @@ std::string_view stop_reason_name(StopReason reason) {
 }
 
 StopReason decide_stop(const StoppingRule& rule, std::span<const double> times, double elapsed_seconds) {
-  if (rule.exact_calls) {
-    return times.size() >= *rule.exact_calls ? StopReason::iterations : StopReason::keep_going;
+  if (rule.exact_samples) {
+    return times.size() >= *rule.exact_samples ? StopReason::iterations : StopReason::keep_going;
   }
   if (times.size() >= rule.max_calls) return StopReason::iterations;
-  if (times.size() < min_blocks_for_interval() * kCallsPerBlock) return StopReason::keep_going;
+  if (times.size() < min_blocks_for_interval() * rule.samples_per_block) return StopReason::keep_going;
   // From the block medians alone (O(calls) per decision, where a full summary would sort every
   // call each block): their median and interval are what the row's interval is made of.
-  const std::vector<double> medians = block_medians(times, kCallsPerBlock);
+  const std::vector<double> medians = block_medians(times, rule.samples_per_block);
   const auto interval = median_confidence_interval(medians, kConfidence);
   const double centre = median(medians);
   if (interval && centre > 0 &&

@@ -14,6 +14,8 @@
 #include <span>
 #include <string_view>
 
+#include "call_statistics.h"
+
 namespace ringbench::stats {
 
 enum class StopReason { keep_going, ci, time, iterations };
@@ -22,14 +24,18 @@ enum class StopReason { keep_going, ci, time, iterations };
 std::string_view stop_reason_name(StopReason reason);
 
 struct StoppingRule {
-  std::optional<size_t> exact_calls;  // -i N: exactly N calls
+  // -i N: exactly this many samples (calls; or batches of back-to-back calls)
+  std::optional<size_t> exact_samples;
+  // Consecutive samples whose median makes one block: kCallsPerBlock for single calls, 1 for
+  // batches (a batch of back-to-back calls is already a block).
+  size_t samples_per_block = kCallsPerBlock;
   double max_seconds = 0;             // time budget for the timed calls; 0 = none
   double target_half_width = 0.05;    // stop once the interval is within +-5% of the median
   // A ceiling for a size whose interval never settles and that has no time budget.
   size_t max_calls = 100000;
 };
 
-// The decision after `times` (every timed call so far, in order) took `elapsed_seconds` in all.
+// The decision after `times` (every sample so far, in order) took `elapsed_seconds` in all.
 StopReason decide_stop(const StoppingRule& rule, std::span<const double> times, double elapsed_seconds);
 
 }  // namespace ringbench::stats

@@ -136,6 +136,40 @@ TEST_F(RingbenchRun, MpiRowsNameTheirWireAndEffIsNaOnAnotherWire) {
   }
 }
 
+// Both timing modes run every collective verified and byte-exact; the header and /runs say which,
+// and -i is exact in both (back to back, in batches of up to 10: 25 calls are 3 samples).
+TEST_F(RingbenchRun, BothTimingModesVerifyAndSayWhichTheyUsed) {
+  for (const std::string mode : {"barrier", "back-to-back"}) {
+    const fs::path file = dir_ / (mode + ".h5");
+    auto run = run_command(mpirun(3) + RINGBENCH_EXE + " --timing " + mode +
+                               " --collective all -m 1K:64K -i 25 -x 2 -f -o " + file.string(),
+                           (dir_ / mode).string());
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    EXPECT_NE(run.out.find("# timing       : " + mode + " ("), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("# result: all rows verified"), std::string::npos) << run.out;
+    std::istringstream lines(run.out);
+    int rows = 0;
+    for (std::string line; std::getline(lines, line);) {
+      if (line.empty() || line[0] == '#') continue;
+      ++rows;
+      std::istringstream fields(line);
+      std::vector<std::string> columns{std::istream_iterator<std::string>(fields), {}};
+      ASSERT_GE(columns.size(), 14u) << line;
+      EXPECT_EQ(columns[12], "25") << "calls: " << line;
+      EXPECT_EQ(columns[13], "iterations") << "stop: " << line;
+      EXPECT_EQ(columns[5], "n/a") << "fewer than 6 blocks have no interval: " << line;
+    }
+    EXPECT_EQ(rows, 6 * 7) << run.out;
+    auto runs = results::read_table(file, "/runs");
+    ASSERT_EQ(runs.rows.size(), 1u);
+    EXPECT_EQ(get<std::string>(runs, 0, "timing_method").rfind(mode + " (", 0), 0u);
+  }
+  auto bad = run_command(mpirun(2) + RINGBENCH_EXE + " --timing sometimes -o " + (dir_ / "bad.h5").string(),
+                         (dir_ / "bad").string());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--timing sometimes: expected barrier or back-to-back"), std::string::npos) << bad.err;
+}
+
 // Every collective with every algorithm, the MPI library's own included, over Open MPI's TCP.
 TEST_F(RingbenchRun, EveryAlgorithmOfEveryCollectiveWithMpiRowsAndCrossovers) {
   const fs::path file = dir_ / "all.h5";

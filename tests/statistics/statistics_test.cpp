@@ -131,7 +131,7 @@ TEST(SummarizeCalls, FewerThanSixBlocksHaveNoInterval) {
 
 TEST(StoppingRule, ExplicitCallsAreExactWhateverTheTime) {
   StoppingRule rule;
-  rule.exact_calls = 5;
+  rule.exact_samples = 5;
   rule.max_seconds = 0.001;
   EXPECT_EQ(decide_stop(rule, std::vector<double>(4, 1.0), 100.0), StopReason::keep_going);
   EXPECT_EQ(decide_stop(rule, std::vector<double>(5, 1.0), 0.0), StopReason::iterations);
