@@ -17,7 +17,10 @@ import h5py
 import numpy as np
 
 SCHEMA_ATTRIBUTE = "ringbench_schema_version"
-SUPPORTED_SCHEMAS = (1,)
+# Versions are additive (bench/results/results_file.h): an older file's tables are the first
+# columns of a newer one's, so every reader here reads both. (Merging files of two versions is
+# still refused by check_compatible: their tables differ in columns.)
+SUPPORTED_SCHEMAS = (1, 2)
 
 
 class ResultsError(Exception):

@@ -30,9 +30,10 @@ void require_schema_version(hid_t file, std::string_view context) {
   if (!version)
     throw ResultsError(
         fmt::format("{} has no {} attribute; it was not written by ringbench", context, kSchemaAttribute));
-  if (*version != kSchemaVersion)
-    throw ResultsError(
-        fmt::format("{} has schema version {}, this ringbench writes {}", context, *version, kSchemaVersion));
+  if (*version < 1 || *version > kSchemaVersion)
+    throw ResultsError(fmt::format("{} has schema version {}, written by a newer ringbench; this one reads versions 1 "
+                                   "to {}",
+                                   context, *version, kSchemaVersion));
 }
 
 }  // namespace
@@ -55,6 +56,9 @@ File open_results_file(const std::filesystem::path& path, unsigned flags, Sharin
   PropertyList fapl = file_access(sharing, context);
   File file(check_id(H5Fopen(path.c_str(), flags, fapl.get()), context, "open it"));
   require_schema_version(file.get(), context);
+  // A writer's tables follow this version from now on (widened as they are appended to); older
+  // tables it does not touch stay readable as the prefixes they are.
+  if (flags & H5F_ACC_RDWR) write_int64_attribute(file.get(), kSchemaAttribute, kSchemaVersion, context);
   return file;
 }
 

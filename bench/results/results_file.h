@@ -31,7 +31,16 @@
 
 namespace ringbench::results {
 
-inline constexpr int64_t kSchemaVersion = 1;
+// Schema versions only grow, and only additively: a newer version may add tables, and columns at
+// the end of a table, never remove, rename, retype or reorder one. So this library reads and
+// appends to every older version: appending to a table with fewer columns widens it in place
+// (its rows keep their values, new columns get missing_value()), and the file's version becomes
+// this one. A file of a newer version is refused with a clear message.
+//   1  the first layout
+//   2  /results gains the median, its percentiles and 95% interval, calls and stop_reason
+//      (algbw, busbw and efficiency then come from the median); /runs gains the run's
+//      conditions and median interval width; /samples (--samples) is new
+inline constexpr int64_t kSchemaVersion = 2;
 
 // A results-file problem a user can act on (wrong schema, not HDF5, unwritable path, lock
 // timeout). what() is one line naming the file.
@@ -63,13 +72,17 @@ struct Table {
 };
 
 using Value = std::variant<int64_t, uint64_t, double, std::string>;
+
+// What a row written before a column existed holds in it: NaN, "", -1 (Int64), 0 (UInt64).
+Value missing_value(ColumnType type);
 using Row = std::vector<Value>;  // one Value per column, in column order, of the column's type
 
 class Transaction {
  public:
   virtual ~Transaction() = default;
-  // Appends rows to the table, creating it if absent. An existing table must have exactly these
-  // columns (names and types), otherwise ResultsError.
+  // Appends rows to the table, creating it if absent. An existing table must have these columns
+  // (names and types), or the first of them (an older schema: it is widened), otherwise
+  // ResultsError.
   // A row whose length or value types do not match table.columns, a string holding a NUL byte, or
   // a path not of the form "/a/b" is a caller bug: std::invalid_argument, thrown before anything is
   // written (if it leaves the body, commit() leaves the file as it was).

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 #include "results/attributes.h"
@@ -70,15 +71,25 @@ std::string describe(std::span<const Column> columns) {
   return text;
 }
 
-// The one schema rule: same names, same types, same order.
-void require_same_columns(hid_t dataset, const Table& table, std::string_view context) {
+bool same_column(const Column& a, const Column& b) { return a.name == b.name && a.type == b.type; }
+
+// The one schema rule: same names, same types, same order; an older table may stop short.
+enum class Fit { Same, Older };
+Fit require_compatible_columns(hid_t dataset, const Table& table, std::string_view context) {
   const std::vector<Column> stored = stored_columns(dataset, context);
-  const bool same =
-      std::equal(stored.begin(), stored.end(), table.columns.begin(), table.columns.end(),
-                 [](const Column& a, const Column& b) { return a.name == b.name && a.type == b.type; });
-  if (!same)
-    throw ResultsError(fmt::format("{} has columns ({}) but this writer expects ({})", context,
-                                   describe(stored), describe(table.columns)));
+  if (std::equal(stored.begin(), stored.end(), table.columns.begin(), table.columns.end(), same_column))
+    return Fit::Same;
+  if (stored.size() < table.columns.size() &&
+      std::equal(stored.begin(), stored.end(), table.columns.begin(), same_column))
+    return Fit::Older;
+  throw ResultsError(fmt::format("{} has columns ({}) but this writer expects ({})", context, describe(stored),
+                                 describe(table.columns)));
+}
+
+void require_same_columns(hid_t dataset, const Table& table, std::string_view context) {
+  if (require_compatible_columns(dataset, table, context) != Fit::Same)
+    throw ResultsError(fmt::format("{} has the columns of an older schema; append to it before updating rows",
+                                   context));
 }
 
 Dataset create_dataset(hid_t file, const Table& table, std::string_view context) {
@@ -122,6 +133,51 @@ hsize_t row_count(hid_t dataset, std::string_view context) {
 
 }  // namespace
 
+namespace {
+
+// Writes packed rows after the table's last row.
+void write_at_end(hid_t dataset, const Table& table, std::span<const std::byte> buffer, hsize_t added,
+                  std::string_view context) {
+  const hsize_t old_rows = row_count(dataset, context);
+  const hsize_t new_rows = old_rows + added;
+  check_status(H5Dset_extent(dataset, &new_rows), context, "extend it");
+  Dataspace file_space(check_id(H5Dget_space(dataset), context, "read its shape"));
+  check_status(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &old_rows, nullptr, &added, nullptr),
+               context, "select the new rows");
+  Dataspace memory_space(check_id(H5Screate_simple(1, &added, nullptr), context, "create a dataspace"));
+  Datatype memory_type = compound_type(table.columns, TypeUse::Memory);
+  check_status(H5Dwrite(dataset, memory_type.get(), memory_space.get(), file_space.get(), H5P_DEFAULT,
+                        buffer.data()),
+               context, fmt::format("write {} rows", added));
+}
+
+// An older table, widened to every column of `table`: its rows are read, the dataset is replaced
+// by one with every column, and the rows go back with missing values in the new columns.
+Dataset widen(hid_t file, Dataset older, const Table& table, std::string_view context,
+              const std::filesystem::path& shown) {
+  older = Dataset();
+  const TableContents contents = read_rows(file, table.path, shown);
+  check_status(H5Ldelete(file, table.path.c_str(), H5P_DEFAULT), context, "replace it with a wider table");
+  Dataset widened = create_dataset(file, table, context);
+  std::vector<Row> rows = contents.rows;
+  for (Row& row : rows)
+    for (size_t c = row.size(); c < table.columns.size(); ++c) row.push_back(missing_value(table.columns[c].type));
+  if (!rows.empty()) write_at_end(widened.get(), table, pack_rows(table.columns, rows, context), rows.size(), context);
+  return widened;
+}
+
+}  // namespace
+
+Value missing_value(ColumnType type) {
+  switch (type) {
+    case ColumnType::Int64: return int64_t{-1};
+    case ColumnType::UInt64: return uint64_t{0};
+    case ColumnType::Float64: return std::numeric_limits<double>::quiet_NaN();
+    case ColumnType::String: break;
+  }
+  return std::string();
+}
+
 void append_rows(hid_t file, const Table& table, std::span<const Row> rows,
                  const std::filesystem::path& shown) {
   const std::string context = table_context(table.path, shown);
@@ -130,22 +186,10 @@ void append_rows(hid_t file, const Table& table, std::span<const Row> rows,
   Dataset dataset = open_dataset(file, table.path, context);
   if (dataset.get() < 0)
     dataset = create_dataset(file, table, context);
-  else
-    require_same_columns(dataset.get(), table, context);
+  else if (require_compatible_columns(dataset.get(), table, context) == Fit::Older)
+    dataset = widen(file, std::move(dataset), table, context, shown);
   if (rows.empty()) return;
-
-  const hsize_t old_rows = row_count(dataset.get(), context);
-  const hsize_t added = rows.size();
-  const hsize_t new_rows = old_rows + added;
-  check_status(H5Dset_extent(dataset.get(), &new_rows), context, "extend it");
-  Dataspace file_space(check_id(H5Dget_space(dataset.get()), context, "read its shape"));
-  check_status(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &old_rows, nullptr, &added, nullptr),
-               context, "select the new rows");
-  Dataspace memory_space(check_id(H5Screate_simple(1, &added, nullptr), context, "create a dataspace"));
-  Datatype memory_type = compound_type(table.columns, TypeUse::Memory);
-  check_status(H5Dwrite(dataset.get(), memory_type.get(), memory_space.get(), file_space.get(), H5P_DEFAULT,
-                        buffer.data()),
-               context, fmt::format("write {} rows", added));
+  write_at_end(dataset.get(), table, buffer, rows.size(), context);
 }
 
 size_t update_rows(hid_t file, const Table& table, std::string_view key_column, std::string_view key,

@@ -63,6 +63,7 @@ struct BenchOptions {
   bool link_test = true;
   bool out_of_place = false;     // copy input to output inside the timed call (nccl-tests' out-of-place)
   bool quiet = false;            // no progress line on stderr
+  bool samples = false;          // --samples: every timed sample to /samples too
   std::string output = "ringbench.h5";
   TransportOptions transport;
   std::string command_line;

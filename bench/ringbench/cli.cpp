@@ -97,6 +97,9 @@ void add_sweep_options(CLI::App& app, BenchOptions& options, TypedValues& typed)
                  "batch's time / its calls a sample)")
       ->type_name("MODE")
       ->capture_default_str();
+  app.add_flag("--samples", options.samples,
+               "Also write every timed sample (the collective's time and each rank's own) to the results file's "
+               "/samples table");
   app.add_flag("-f,--full", options.full_listing,
                "Full listing: adds the calls' mean, standard deviation, min and max, the call count and why timing "
                "stopped, overhead bytes and max error columns");

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <unistd.h>
@@ -28,6 +29,7 @@
 #include "results_sink.h"
 #include "run_conditions.h"
 #include "run_record.h"
+#include "statistics/order_statistics.h"
 #include "transport/communicator.h"
 #include "transport/error.h"
 
@@ -70,6 +72,8 @@ class Sweep {
   int rows() const { return rows_; }
   int failed_rows() const { return failed_rows_; }
   int wide_rows_out_of_time() const { return wide_rows_out_of_time_; }
+  // The median over the rows that had an interval of its half-width / median (NaN: none had).
+  double median_ci_width() const { return ci_widths_.empty() ? std::nan("") : stats::median(ci_widths_); }
 
  private:
   // The `mpi` rows need MPI itself; under the file bootstrap (fault tests) they are left out.
@@ -182,6 +186,7 @@ class Sweep {
     ++rows_;
     if (result.stop_reason == stats::stop_reason_name(stats::StopReason::time) && report_.interval_is_wide(result))
       ++wide_rows_out_of_time_;
+    if (const auto width = result.time.relative_half_width()) ci_widths_.push_back(*width);
     report_.row(result);
     if (!result.bytes_ok() || (options_.verify && !result.verified())) {
       ++failed_rows_;
@@ -190,6 +195,10 @@ class Sweep {
     sink_.add([row = to_row(run_id_, result, options_, comm_.size())](results::Transaction& t) {
       t.append(results_table(), {&row, 1});
     });
+    if (options_.samples)
+      sink_.add([rows = sample_rows(run_id_, rows_ - 1, result)](results::Transaction& t) {
+        t.append(samples_table(), rows);
+      });
   }
 
   Communicator& comm_;
@@ -208,6 +217,7 @@ class Sweep {
   const MpiTransport mpi_wire_ = mpi_transport_of_job(hosts_of_ranks_);
   bool warned_mpi_wire_ = false;
   int rows_ = 0, failed_rows_ = 0, wide_rows_out_of_time_ = 0;
+  std::vector<double> ci_widths_;
 };
 
 struct KernelSummary {
@@ -289,7 +299,7 @@ class BenchRun {
 
   // The plain-pair figure, the '#' header and the /runs row.
   void start_report() {
-    const RunConditions conditions = measure_run_conditions(*comm_);
+    const RunConditions conditions = record_.conditions = measure_run_conditions(*comm_);
     // The plain socket pair involves rank 0 (and one rank on another host), while the others
     // wait at the barrier.
     if (options_.link_test) {
@@ -314,6 +324,7 @@ class BenchRun {
     const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - wall_start_;
     report_.noise_warning(rows, sweep.wide_rows_out_of_time());
     report_.summary(rows, failed_rows, wall.count());
+    record_.median_ci_width = sweep.median_ci_width();
     close_run(failed_rows ? fmt::format("failed: {} of {} rows", failed_rows, rows) : "ok");
     if (!sink_.failed()) fmt::print("# results      : run {} appended to {}\n", record_.run_id, options_.output);
     return failed_rows == 0 && !sink_.failed() ? exit_code::kOk : exit_code::kCheckFailed;

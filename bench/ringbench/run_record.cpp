@@ -41,6 +41,12 @@ const results::Table& runs_table() {
           {"plain_pair_GBps", ColumnType::Float64, "GB/s (1e9 B/s)", "plain blocking TCP pair, 1 MiB writes"},
           {"plain_pair_path", ColumnType::String, "", "where the plain pair ran: loopback on HOST, or HOST -> HOST (ip)"},
           {"exit_status", ColumnType::String, "", "running, ok, failed: <reason>"},
+          // Schema 2.
+          {"load_average", ColumnType::Float64, "", "rank 0's 1-minute load average at start"},
+          {"ranks_per_core", ColumnType::Float64, "", "ranks on rank 0's host / the cores it may use"},
+          {"barrier_skew_us", ColumnType::Float64, "us", "how far apart ranks leave a barrier (median; see docs)"},
+          {"median_ci_width", ColumnType::Float64, "fraction",
+           "median over the run's rows of the 95% interval's half-width / median; NaN if no row had one"},
       },
       "one row per ringbench run"};
   return table;
@@ -66,7 +72,7 @@ const results::Table& results_table() {
           {"t_avg_us", ColumnType::Float64, "us", "mean over ranks of each rank's mean call time"},
           {"t_min_us", ColumnType::Float64, "us", "fastest rank's mean call time"},
           {"t_max_us", ColumnType::Float64, "us", "slowest rank's mean call time"},
-          {"algbw_GBps", ColumnType::Float64, "GB/s (1e9 B/s)", "bytes / t_avg"},
+          {"algbw_GBps", ColumnType::Float64, "GB/s (1e9 B/s)", "bytes / t_median (schema 1: t_avg)"},
           {"busbw_GBps", ColumnType::Float64, "GB/s (1e9 B/s)", "algbw x busbw factor; NaN when N = 1"},
           {"sent_min_bytes", ColumnType::UInt64, "B", "fewest payload bytes a rank sent per call (counted)"},
           {"sent_max_bytes", ColumnType::UInt64, "B", "most payload bytes a rank sent per call (counted)"},
@@ -75,24 +81,62 @@ const results::Table& results_table() {
            "1 if every rank's counted payload equals the algorithm's formula; -1 where not counted (mpi rows)"},
           {"bound_bytes", ColumnType::Float64, "B", "the collective's lower bound per rank"},
           {"link_bound_us", ColumnType::Float64, "us", "bound bytes at the ring link bandwidth measured in this run"},
-          {"efficiency", ColumnType::Float64, "fraction", "link_bound_us / t_avg_us; NaN for mpi rows on another wire"},
+          {"efficiency", ColumnType::Float64, "fraction",
+           "link_bound_us / t_median_us (schema 1: t_avg_us); NaN for mpi rows on another wire"},
           {"verified", ColumnType::Int64, "bool", "1 if every rank's result matched the reference"},
           {"wrong_count", ColumnType::UInt64, "elements", "wrong elements over all ranks (plus ranks disagreeing)"},
           {"max_abs_error", ColumnType::Float64, "", "largest error against the double reference (random inputs)"},
+          // Schema 2: the calls' statistics (docs/measuring.md); algbw, busbw and efficiency use
+          // t_median_us from here on (t_avg_us before).
+          {"t_median_us", ColumnType::Float64, "us", "median of the samples' collective call times"},
+          {"t_p05_us", ColumnType::Float64, "us", "5th percentile of the samples"},
+          {"t_p95_us", ColumnType::Float64, "us", "95th percentile of the samples"},
+          {"t_ci95_low_us", ColumnType::Float64, "us", "95% confidence interval of the median, low end; NaN if n/a"},
+          {"t_ci95_high_us", ColumnType::Float64, "us", "95% confidence interval of the median, high end; NaN if n/a"},
+          {"calls", ColumnType::Int64, "", "timed calls"},
+          {"stop_reason", ColumnType::String, "", "why timing stopped: ci, time or iterations"},
       },
       "one row per (run, collective, algorithm, size)"};
   return table;
 }
 
+const results::Table& samples_table() {
+  static const results::Table table{
+      "/samples",
+      {
+          {"run_id", ColumnType::String, "", "the run (see /runs)"},
+          {"row", ColumnType::Int64, "", "the /results row within the run: 0 for its first, in order"},
+          {"sample", ColumnType::Int64, "", "0, 1, ... in the order measured (a call; back to back, a batch)"},
+          {"rank", ColumnType::Int64, "", "-1 for the collective's time (as the row's statistics use it), else the rank"},
+          {"time_us", ColumnType::Float64, "us", "the sample's time per call"},
+      },
+      "every timed sample of every row (ringbench --samples), the collective's and each rank's own"};
+  return table;
+}
+
+std::vector<results::Row> sample_rows(const std::string& run_id, int row, const SizeResult& s) {
+  std::vector<results::Row> rows;
+  auto add = [&](int64_t rank, const std::vector<double>& times) {
+    for (size_t k = 0; k < times.size(); ++k)
+      rows.push_back({run_id, int64_t{row}, static_cast<int64_t>(k), rank, times[k]});
+  };
+  add(-1, s.call_us);
+  for (size_t rank = 0; rank < s.rank_call_us.size(); ++rank) add(static_cast<int64_t>(rank), s.rank_call_us[rank]);
+  return rows;
+}
+
 results::Row to_row(const RunRecord& r) {
   return {r.run_id,       r.start_utc,      r.end_utc, r.version,   r.git_revision, r.mpi_library,
           r.mca_parameters, int64_t{r.world_size}, r.hosts, r.cpu_model, r.kernel,   r.socket_buffers,
-          r.timing_method, r.command_line,   r.interface, r.plain_pair_GBps, r.plain_pair_path, r.exit_status};
+          r.timing_method, r.command_line,   r.interface, r.plain_pair_GBps, r.plain_pair_path, r.exit_status,
+          r.conditions.load_average.value_or(std::nan("")), r.conditions.ranks_per_core(),
+          r.conditions.barrier_skew_us, r.median_ci_width};
 }
 
 results::Row to_row(const std::string& run_id, const SizeResult& s, const BenchOptions& options, int n) {
-  const double avg = s.t_avg_us();
+  const double avg = s.time.median;
   const double algbw = avg > 0 ? static_cast<double>(s.bytes) / (avg * 1e-6) / 1e9 : 0.0;
+  const auto& ci = s.time.ci95;
   const double factor = busbw_factor(s.collective, n);
   const double link = s.link_bound_us(n);
   double max_err = 0;
@@ -110,7 +154,7 @@ results::Row to_row(const std::string& run_id, const SizeResult& s, const BenchO
           uint64_t{s.count},
           int64_t{s.iterations},
           int64_t{s.warmup},
-          avg,
+          s.t_avg_us(),
           s.t_min_us(),
           s.t_max_us(),
           algbw,
@@ -124,7 +168,14 @@ results::Row to_row(const std::string& run_id, const SizeResult& s, const BenchO
           link > 0 && avg > 0 && s.same_wire ? link / avg : std::nan(""),
           int64_t{options.verify ? (s.verified() ? 1 : 0) : -1},
           s.wrong(),
-          max_err};
+          max_err,
+          s.time.median,
+          s.time.p05,
+          s.time.p95,
+          ci ? ci->low : std::nan(""),
+          ci ? ci->high : std::nan(""),
+          int64_t{s.iterations},
+          s.stop_reason};
 }
 
 std::string utc_now() {

@@ -8,11 +8,13 @@
 // its /results rows are committed size by size, so a run that fails or is killed keeps every
 // size it completed, and its /runs row says "running" forever (read: killed).
 
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "bench_options.h"
 #include "measurement.h"
+#include "run_conditions.h"
 #include "results/results_file.h"
 
 namespace ringbench {
@@ -32,10 +34,16 @@ struct RunRecord {
   double plain_pair_GBps = 0;
   std::string plain_pair_path;
   std::string exit_status = "running";
+  RunConditions conditions;
+  double median_ci_width = std::nan("");  // known when the run ends
 };
 
 const results::Table& runs_table();
 const results::Table& results_table();
+const results::Table& samples_table();  // --samples
+
+// The /samples rows of one /results row (`row`: its index within the run).
+std::vector<results::Row> sample_rows(const std::string& run_id, int row, const SizeResult& result);
 
 results::Row to_row(const RunRecord& run);
 results::Row to_row(const std::string& run_id, const SizeResult& result, const BenchOptions& options, int world_size);

@@ -67,14 +67,16 @@ TEST(ResultsErrors, NonHdf5FileIsRejectedByEveryEntryPoint) {
   EXPECT_EQ(results_error_of([&] { append_one(file); }), expected);
 }
 
-TEST(ResultsErrors, OtherSchemaVersionIsRejected) {
+TEST(ResultsErrors, NewerSchemaVersionIsRejected) {
   TempDir dir;
   const auto file = dir / "r.h5";
   append_one(file);
-  overwrite_schema_version(file, 3);
+  overwrite_schema_version(file, kSchemaVersion + 1);
   const std::string before = read_bytes(file);
-  const std::string expected =
-      "results file '" + file.string() + "' has schema version 3, this ringbench writes 1";
+  const std::string expected = "results file '" + file.string() + "' has schema version " +
+                               std::to_string(kSchemaVersion + 1) +
+                               ", written by a newer ringbench; this one reads versions 1 to " +
+                               std::to_string(kSchemaVersion);
 
   EXPECT_EQ(results_error_of([&] { append_one(file); }), expected);
   EXPECT_EQ(results_error_of([&] { check_writable(file); }), expected);

@@ -104,6 +104,37 @@ TEST(ResultsRoundTrip, AppendTwiceAccumulatesInOrder) {
   }
 }
 
+// A newer schema adds columns at the end: appending to a table written by an older one widens it,
+// keeping its rows and giving them the new columns' missing values, then appends after them.
+TEST(ResultsSchemaGrowth, AppendingWidensAnOlderTableAndKeepsItsRows) {
+  TempDir dir;
+  const Table older{"/t", {{"run_id", ColumnType::String, "", "run"}, {"x", ColumnType::Float64, "us", "x"}}, "t"};
+  Table newer = older;
+  newer.columns.push_back({"calls", ColumnType::Int64, "", "calls"});
+  newer.columns.push_back({"bytes", ColumnType::UInt64, "B", "bytes"});
+  newer.columns.push_back({"why", ColumnType::String, "", "why"});
+  newer.columns.push_back({"y", ColumnType::Float64, "us", "y"});
+  append(dir / "r.h5", older, {Row{std::string("old"), 1.5}, Row{std::string("old"), 2.5}});
+  append(dir / "r.h5", newer, {Row{std::string("new"), 3.5, int64_t{7}, uint64_t{8}, std::string("ci"), 9.5}});
+
+  const TableContents read = read_table(dir / "r.h5", "/t");
+  ASSERT_EQ(read.columns.size(), newer.columns.size());
+  ASSERT_EQ(read.rows.size(), 3u);
+  EXPECT_EQ(std::get<double>(read.rows[0][1]), 1.5);
+  EXPECT_EQ(std::get<double>(read.rows[1][1]), 2.5);
+  for (size_t r = 0; r < 2; ++r) {
+    EXPECT_EQ(std::get<int64_t>(read.rows[r][2]), -1);
+    EXPECT_EQ(std::get<uint64_t>(read.rows[r][3]), 0u);
+    EXPECT_EQ(std::get<std::string>(read.rows[r][4]), "");
+    EXPECT_TRUE(std::isnan(std::get<double>(read.rows[r][5])));
+  }
+  EXPECT_EQ(std::get<std::string>(read.rows[2][0]), "new");
+  EXPECT_EQ(std::get<int64_t>(read.rows[2][2]), 7);
+  EXPECT_EQ(std::get<double>(read.rows[2][5]), 9.5);
+  // The other way round is a different table, not an older one.
+  EXPECT_THROW(append(dir / "r.h5", older, {Row{std::string("old"), 4.5}}), ResultsError);
+}
+
 TEST(ResultsRoundTrip, NestedPathsCreateGroupsAndTablesStaySeparate) {
   TempDir dir;
   append(dir / "r.h5", sample_table("/model/placements"), {sample_row("p", 0)});

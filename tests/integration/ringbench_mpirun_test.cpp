@@ -33,6 +33,13 @@ class RingbenchRun : public ::testing::TestWithParam<int> {
   fs::path dir_;
 };
 
+// NaN (no link test: no efficiency) equals itself here: the same bits were written and kept.
+bool same(const results::Value& a, const results::Value& b) {
+  if (std::holds_alternative<double>(a) && std::holds_alternative<double>(b) && std::isnan(std::get<double>(a)))
+    return std::isnan(std::get<double>(b));
+  return a == b;
+}
+
 template <typename T>
 T get(const results::TableContents& table, size_t row, std::string_view column) {
   return std::get<T>(table.rows.at(row).at(table.column(column)));
@@ -89,12 +96,6 @@ TEST_F(RingbenchRun, RunsAppendAndNeverTouchEarlierRuns) {
   ASSERT_EQ(run_command(command + " --dtype float64 --op max", (dir_ / "b").string()).exit_code, 0);
   auto both = results::read_table(file, "/results");
   ASSERT_EQ(both.rows.size(), first.rows.size() * 2);
-  // NaN (no link test: no efficiency) equals itself here: the same bits were written and kept.
-  auto same = [](const results::Value& a, const results::Value& b) {
-    if (std::holds_alternative<double>(a) && std::holds_alternative<double>(b) && std::isnan(std::get<double>(a)))
-      return std::isnan(std::get<double>(b));
-    return a == b;
-  };
   for (size_t i = 0; i < first.rows.size(); ++i)
     for (size_t c = 0; c < first.rows[i].size(); ++c)
       EXPECT_TRUE(same(both.rows[i][c], first.rows[i][c])) << "row " << i << " column " << first.columns[c].name;
@@ -168,6 +169,41 @@ TEST_F(RingbenchRun, BothTimingModesVerifyAndSayWhichTheyUsed) {
                          (dir_ / "bad").string());
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--timing sometimes: expected barrier or back-to-back"), std::string::npos) << bad.err;
+}
+
+// A results file written by the previous schema (tests/data/results-schema1.h5: ringbench before
+// the median columns) takes this ringbench's runs: its rows keep their values, the new columns hold
+// missing values for them, and --samples' table lands beside.
+TEST_F(RingbenchRun, AppendsToAFileOfThePreviousSchema) {
+  const fs::path file = dir_ / "old.h5";
+  fs::copy_file(fs::path(RINGBENCH_SOURCE_DIR) / "tests/data/results-schema1.h5", file);
+  const auto before = results::read_table(file, "/results");
+  const auto before_runs = results::read_table(file, "/runs");
+  ASSERT_EQ(before.columns.size(), 28u) << "the fixture is schema 1";
+  auto run = run_command(mpirun(2) + RINGBENCH_EXE + " -m 8:64 -i 12 -x 1 --samples -o " + file.string(),
+                         (dir_ / "run").string());
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+
+  const auto after = results::read_table(file, "/results");
+  ASSERT_EQ(after.rows.size(), before.rows.size() + 4);
+  ASSERT_GT(after.columns.size(), before.columns.size());
+  for (size_t r = 0; r < before.rows.size(); ++r) {
+    for (size_t c = 0; c < before.columns.size(); ++c)
+      EXPECT_TRUE(same(before.rows[r][c], after.rows[r][c])) << "row " << r << " column " << before.columns[c].name;
+    EXPECT_TRUE(std::isnan(get<double>(after, r, "t_median_us")));
+    EXPECT_EQ(get<int64_t>(after, r, "calls"), -1);
+  }
+  for (size_t r = before.rows.size(); r < after.rows.size(); ++r) {
+    EXPECT_GT(get<double>(after, r, "t_median_us"), 0.0);
+    EXPECT_EQ(get<int64_t>(after, r, "calls"), 12);
+    EXPECT_EQ(get<std::string>(after, r, "stop_reason"), "iterations");
+    EXPECT_TRUE(std::isnan(get<double>(after, r, "t_ci95_low_us"))) << "2 blocks of calls give no interval";
+  }
+  EXPECT_EQ(results::read_table(file, "/runs").rows.size(), before_runs.rows.size() + 1);
+  // --samples: each of the 4 rows' 12 calls, as the collective's time and each rank's own.
+  const auto samples = results::read_table(file, "/samples");
+  EXPECT_EQ(samples.rows.size(), 4u * 12 * (1 + 2));
+  for (size_t i = 0; i < samples.rows.size(); ++i) EXPECT_GT(get<double>(samples, i, "time_us"), 0.0);
 }
 
 // Every collective with every algorithm, the MPI library's own included, over Open MPI's TCP.

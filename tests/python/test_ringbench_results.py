@@ -26,9 +26,16 @@ def test_open_refuses_hdf5_without_the_schema_attribute(tmp_path):
 
 
 def test_open_refuses_an_unknown_schema_version(tmp_path):
-    path = write_results_file(str(tmp_path / "future.h5"), schema=2)
-    with pytest.raises(rr.ResultsError, match=r"future\.h5: schema version 2, this script reads \(1,\)"):
+    path = write_results_file(str(tmp_path / "future.h5"), schema=3)
+    with pytest.raises(rr.ResultsError, match=r"future\.h5: schema version 3, this script reads \(1, 2\)"):
         rr.open_results(path)
+
+
+def test_open_reads_every_older_schema_version(tmp_path):
+    for version in rr.SUPPORTED_SCHEMAS:
+        path = write_results_file(str(tmp_path / f"v{version}.h5"), schema=version)
+        with rr.open_results(path) as f:
+            assert int(f.attrs[rr.SCHEMA_ATTRIBUTE]) == version
 
 
 def test_table_paths_lists_every_compound_table_and_nothing_else(tmp_path):

@@ -31,8 +31,8 @@ def main():
     a = p.parse_args()
     problems = []
     with h5py.File(a.file, "r") as f:
-        if int(f.attrs.get("ringbench_schema_version", -1)) != 1:
-            problems.append("schema version attribute missing or not 1")
+        if int(f.attrs.get("ringbench_schema_version", -1)) != 2:
+            problems.append("schema version attribute missing or not 2 (what this ringbench writes)")
         if a.model:
             for table in ("model/placements", "model/collectives", "model/runs"):
                 if table not in f or len(f[table]) == 0:
