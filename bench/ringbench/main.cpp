@@ -29,7 +29,9 @@
 #include "results_sink.h"
 #include "run_conditions.h"
 #include "run_record.h"
+#include "statistics/call_statistics.h"
 #include "statistics/order_statistics.h"
+#include "transport/collectives/ring_allreduce.h"
 #include "transport/communicator.h"
 #include "transport/error.h"
 
@@ -54,7 +56,8 @@ class Sweep {
       : comm_(comm), mpi_(mpi), options_(options), report_(report), sink_(sink), run_id_(run_id),
         root_(comm.rank() == 0), esize_(element_size(options.dtype)),
         // Every rank derives the same seed from the job's first card, so inputs agree across ranks.
-        measurement_(comm, options, comm.peers()[0].secret_proposal), hosts_of_ranks_(host_placement(comm)),
+        measurement_(comm, options, comm.peers()[0].secret_proposal), trial_options_(auto_trial_options(options)),
+        trial_(comm, trial_options_, comm.peers()[0].secret_proposal), hosts_of_ranks_(host_placement(comm)),
         sizes_(sweep_sizes(options.min_bytes, options.max_bytes, esize_)),
         // Under mpirun a rank's stderr is always a pipe, but its stdout is a pty exactly when
         // mpirun's is a terminal: either one says a person is watching.
@@ -171,14 +174,45 @@ class Sweep {
   void fit_link_model_once() {
     if (link_model_) return;
     link_model_ = fit_link_model(comm_);
+    const auto& chunks = link_fit_chunk_bytes();
     if (root_)
-      fmt::print("#\n# auto model   : alpha {:.1f} us per step, beta {:.3f} GB/s per link, fitted on this run's "
-                 "link test (64 B and 1 MiB chunks)\n",
-                 link_model_->alpha_s * 1e6, link_model_->beta_s > 0 ? 1e-9 / link_model_->beta_s : 0.0);
+      fmt::print("#\n# auto model   : alpha {:.1f} us per step, beta {:.3f} GB/s per link, fitted (Theil-Sen) on "
+                 "medians of this run's link test at {} chunk sizes, {}-{}; the algorithms it prices within {}x "
+                 "of the cheapest each run {} calls, and the lowest median is picked\n",
+                 link_model_->alpha_s * 1e6, link_model_->beta_s > 0 ? 1e-9 / link_model_->beta_s : 0.0,
+                 chunks.size(), format_byte_size(static_cast<uint64_t>(chunks.front())),
+                 format_byte_size(static_cast<uint64_t>(chunks.back())), kShortlistFactor,
+                 *trial_options_.iterations);
   }
 
-  const Algorithm& auto_pick(Collective collective, uint64_t bytes) const {
-    return *choose_algorithm(own_algorithms(collective), *link_model_, hosts_of_ranks_, bytes / esize_, esize_);
+  // Trial options: one block of calls, barrier-timed, unverified (the picked algorithm's own row
+  // is verified), no link test, no per-call samples.
+  static BenchOptions auto_trial_options(const BenchOptions& options) {
+    BenchOptions trial = options;
+    trial.iterations = static_cast<int>(stats::kCallsPerBlock);
+    trial.warmup = 2;
+    trial.verify = trial.link_test = trial.samples = false;
+    trial.timing = TimingMode::Barrier;
+    return trial;
+  }
+
+  // The model's shortlist, then a trial of each on rank 0's clock; every rank follows rank 0.
+  const Algorithm& auto_pick(Collective collective, uint64_t bytes) {
+    const std::vector<const Algorithm*> list =
+        shortlist(own_algorithms(collective), *link_model_, hosts_of_ranks_, bytes / esize_, esize_);
+    if (list.size() == 1) return *list.front();
+    double pick = 0;  // rank 0's choice, an index into list
+    double best_us = 0;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const SizeResult trial = trial_.measure(*list[i], bytes);
+      if (root_ && (i == 0 || trial.time.median < best_us)) {
+        best_us = trial.time.median;
+        pick = static_cast<double>(i);
+      }
+    }
+    CollectiveCall call{DataType::Float64, ReduceOp::Max, std::as_writable_bytes(std::span(&pick, 1)), 1, 0};
+    if (comm_.size() > 1) ring_allreduce().run(comm_, call);
+    return *list[static_cast<size_t>(pick)];
   }
 
   void record_row(const SizeResult& result) {
@@ -210,6 +244,8 @@ class Sweep {
   const bool root_;
   const size_t esize_;
   Measurement measurement_;
+  const BenchOptions trial_options_;  // auto's trials
+  Measurement trial_;
   const std::vector<int> hosts_of_ranks_;
   const std::vector<uint64_t> sizes_;
   ProgressLine progress_;
