@@ -52,11 +52,11 @@ struct Series {
 class Sweep {
  public:
   Sweep(Communicator& comm, MpiBootstrap& mpi, const BenchOptions& options, Report& report, ResultsSink& sink,
-        const std::string& run_id)
+        const std::string& run_id, const CpuMeter& cpu_since)
       : comm_(comm), mpi_(mpi), options_(options), report_(report), sink_(sink), run_id_(run_id),
         root_(comm.rank() == 0), esize_(element_size(options.dtype)),
         // Every rank derives the same seed from the job's first card, so inputs agree across ranks.
-        measurement_(comm, options, comm.peers()[0].secret_proposal), trial_options_(auto_trial_options(options)),
+        measurement_(comm, options, comm.peers()[0].secret_proposal, cpu_since), trial_options_(auto_trial_options(options)),
         trial_(comm, trial_options_, comm.peers()[0].secret_proposal), hosts_of_ranks_(host_placement(comm)),
         sizes_(sweep_sizes(options.min_bytes, options.max_bytes, esize_)),
         // Under mpirun a rank's stderr is always a pipe, but its stdout is a pty exactly when
@@ -74,7 +74,7 @@ class Sweep {
 
   int rows() const { return rows_; }
   int failed_rows() const { return failed_rows_; }
-  int wide_rows_out_of_time() const { return wide_rows_out_of_time_; }
+  int noisy_rows() const { return noisy_rows_; }
   // The median over the rows that had an interval of its half-width / median (NaN: none had).
   double median_ci_width() const { return ci_widths_.empty() ? std::nan("") : stats::median(ci_widths_); }
 
@@ -218,8 +218,9 @@ class Sweep {
   void record_row(const SizeResult& result) {
     progress_.clear();
     ++rows_;
-    if (result.stop_reason == stats::stop_reason_name(stats::StopReason::time) && report_.interval_is_wide(result))
-      ++wide_rows_out_of_time_;
+    if (result.contended ||
+        (result.stop_reason == stats::stop_reason_name(stats::StopReason::time) && report_.interval_is_wide(result)))
+      ++noisy_rows_;
     if (const auto width = result.time.relative_half_width()) ci_widths_.push_back(*width);
     report_.row(result);
     if (!result.bytes_ok() || (options_.verify && !result.verified())) {
@@ -252,7 +253,7 @@ class Sweep {
   std::optional<LinkModel> link_model_;
   const MpiTransport mpi_wire_ = mpi_transport_of_job(hosts_of_ranks_);
   bool warned_mpi_wire_ = false;
-  int rows_ = 0, failed_rows_ = 0, wide_rows_out_of_time_ = 0;
+  int rows_ = 0, failed_rows_ = 0, noisy_rows_ = 0;
   std::vector<double> ci_widths_;
 };
 
@@ -306,7 +307,7 @@ class BenchRun {
     connect();
     start_report();
     try {
-      Sweep sweep(*comm_, mpi_, options_, report_, sink_, record_.run_id);
+      Sweep sweep(*comm_, mpi_, options_, report_, sink_, record_.run_id, *cpu_since_);
       sweep.run_all();
       const KernelSummary kernel = check_kernel_counts(*comm_);
       if (!root_) return exit_code::kOk;
@@ -335,6 +336,8 @@ class BenchRun {
 
   // The plain-pair figure, the '#' header and the /runs row.
   void start_report() {
+    // CPU readings start here, so that a lasting load shows from the first size on.
+    cpu_since_.emplace(host_placement(*comm_)[static_cast<size_t>(comm_->rank())]);
     const RunConditions conditions = record_.conditions = measure_run_conditions(*comm_);
     // The plain socket pair involves rank 0 (and one rank on another host), while the others
     // wait at the barrier.
@@ -358,7 +361,7 @@ class BenchRun {
     const int rows = sweep.rows();
     const int failed_rows = sweep.failed_rows() + (kernel.mismatches ? 1 : 0);
     const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - wall_start_;
-    report_.noise_warning(rows, sweep.wide_rows_out_of_time());
+    report_.noise_warning(rows, sweep.noisy_rows());
     report_.summary(rows, failed_rows, wall.count());
     record_.median_ci_width = sweep.median_ci_width();
     close_run(failed_rows ? fmt::format("failed: {} of {} rows", failed_rows, rows) : "ok");
@@ -378,6 +381,7 @@ class BenchRun {
     sink_.flush(std::chrono::seconds(60));  // the others are done or gone: wait as long as the lock needs
   }
 
+  std::optional<CpuMeter> cpu_since_;
   MpiBootstrap& mpi_;
   const BenchOptions& options_;
   const bool root_;

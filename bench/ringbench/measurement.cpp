@@ -43,8 +43,10 @@ bool on_one_host(const Communicator& comm) {
 
 }  // namespace
 
-Measurement::Measurement(Communicator& comm, const BenchOptions& options, uint64_t seed)
-    : comm_(comm), options_(options), seed_(seed), shared_clock_(on_one_host(comm)) {}
+Measurement::Measurement(Communicator& comm, const BenchOptions& options, uint64_t seed,
+                         std::optional<CpuMeter> cpu_since)
+    : comm_(comm), options_(options), seed_(seed), shared_clock_(on_one_host(comm)),
+      cpu_meter_(cpu_since ? *cpu_since : CpuMeter(host_placement(comm)[static_cast<size_t>(comm.rank())])) {}
 
 bool Measurement::back_to_back() const { return options_.timing == TimingMode::BackToBack; }
 
@@ -94,7 +96,9 @@ SizeResult Measurement::measure(const Algorithm& algorithm, uint64_t bytes) {
   RankSample sample = time_calls(algorithm, call, inputs, result);
   if (options_.verify) record_verification(result, call, &sample);
   if (options_.link_test && comm_.size() > 1) sample.link_us = link_us(result);
+  sample.cpu = cpu_meter_.read();
   result.ranks = gather_samples(sample);
+  if (comm_.rank() == 0) withhold_interval_if_contended(result);
   return result;
 }
 
@@ -198,6 +202,14 @@ double Measurement::link_us(const SizeResult& result) {
   return ring_exchange_seconds(comm_, chunk, std::min(result.iterations, kMaxLinkRepetitions), 2 * (comm_.size() - 1),
                                buffer_) *
          1e6;
+}
+
+void Measurement::withhold_interval_if_contended(SizeResult& result) {
+  std::vector<CpuReading> readings;
+  for (const RankSample& s : result.ranks) readings.push_back(s.cpu);
+  result.foreign_cpu_share = contention_.add(std::move(readings));
+  result.contended = result.foreign_cpu_share > kForeignCpuShareLimit;
+  if (result.contended) result.time.ci95.reset();
 }
 
 std::vector<RankSample> Measurement::gather_samples(const RankSample& sample) {

@@ -9,11 +9,13 @@
 // call's result is verified. Then the ring send/receive link test at this size's chunk size.
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "bench_options.h"
+#include "cpu_contention.h"
 #include "statistics/call_statistics.h"
 #include "statistics/collective_call_time.h"
 #include "statistics/stopping_rule.h"
@@ -34,6 +36,7 @@ struct RankSample {
   uint64_t checked = 0, wrong = 0, first_wrong_index = 0;
   double expected = 0, got = 0, max_abs_error = 0;
   uint64_t hash = 0;
+  CpuReading cpu;                // since the run's first size (cpu_contention.h)
 };
 
 // What rank 0 reports for one size.
@@ -53,6 +56,10 @@ struct SizeResult {
   std::vector<std::vector<double>> rank_call_us;
   stats::CallStatistics time;
   std::string stop_reason;
+  // The share of a host's CPU that other processes took while the calls ran; above
+  // kForeignCpuShareLimit the interval is withheld (time.ci95 empty) and `contended` is set.
+  double foreign_cpu_share = 0;
+  bool contended = false;
   std::vector<RankSample> ranks;  // by rank; empty on ranks other than 0
 
   double t_avg_us() const;
@@ -71,7 +78,10 @@ struct SizeResult {
 
 class Measurement {
  public:
-  Measurement(Communicator& comm, const BenchOptions& options, uint64_t seed);
+  // `cpu_since`: where the CPU readings start (cpu_contention.h); the earlier, the sooner a lasting
+  // load shows. By default, now.
+  Measurement(Communicator& comm, const BenchOptions& options, uint64_t seed,
+              std::optional<CpuMeter> cpu_since = std::nullopt);
   SizeResult measure(const Algorithm& algorithm, uint64_t bytes);
 
  private:
@@ -92,11 +102,14 @@ class Measurement {
   void record_verification(const SizeResult& result, const CollectiveCall& call, RankSample* sample) const;
   double link_us(const SizeResult& result);  // the ring link test at this size's chunk size
   std::vector<RankSample> gather_samples(const RankSample& sample);  // every rank's, on rank 0
+  void withhold_interval_if_contended(SizeResult& result);           // rank 0
 
   Communicator& comm_;
   const BenchOptions& options_;
   uint64_t seed_;
   const bool shared_clock_;        // every rank on one host reads the same CLOCK_MONOTONIC
+  const CpuMeter cpu_meter_;
+  ContentionHistory contention_;   // rank 0
   std::vector<std::byte> inputs_;  // pristine inputs, restored before every call
   std::vector<std::byte> buffer_;  // the collective's in-place buffer
 };

@@ -56,11 +56,12 @@ void Report::timing_lines() {
              timing_method(options_.timing));
   fmt::print(out_, "# statistics   : time = median of the samples (algbw, busbw and eff use it); p05, p95 = their 5th and "
                    "95th percentiles; +-ci = the median's {:.0f}% confidence interval as % of it, from order statistics "
-                   "of the medians of blocks of {} (n/a below {} blocks); ~ marks an interval wider than +-{:.0f}%\n",
+                   "of the medians of blocks of {} (n/a below {} blocks; busy where other processes took over {:.0f}% of "
+                   "a host's CPU meanwhile, slowing every call alike); ~ marks an interval wider than +-{:.0f}%\n",
              100 * stats::kConfidence,
              options_.timing == TimingMode::Barrier ? fmt::format("{} calls", stats::kCallsPerBlock)
                                                     : std::string("1 batch"),
-             stats::min_blocks_for_interval(), 100 * wide_interval_);
+             stats::min_blocks_for_interval(), 100 * kForeignCpuShareLimit, 100 * wide_interval_);
   if (options_.iterations)
     fmt::print(out_, "# calls        : exactly {} per size (-i), {} warm-up\n", *options_.iterations, options_.warmup);
   else
@@ -105,7 +106,10 @@ std::string Report::time_fields(const SizeResult& r) const {
   const auto width = t.relative_half_width();
   const bool wide = width && *width > wide_interval_;
   std::string fields = fmt::format(" {:>10.2f}{} {:>6} {:>10.2f} {:>10.2f}", t.median, wide ? "~" : " ",
-                                   width ? fmt::format("{:.1f}", 100 * *width) : std::string("n/a"), t.p05, t.p95);
+                                   r.contended ? std::string("busy")
+                                   : width     ? fmt::format("{:.1f}", 100 * *width)
+                                               : std::string("n/a"),
+                                   t.p05, t.p95);
   if (options_.full_listing)
     fields += fmt::format(" {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>6} {:>10}", t.mean, t.stddev, t.min, t.max,
                           r.iterations, r.stop_reason);
@@ -161,11 +165,12 @@ bool Report::interval_is_wide(const SizeResult& result) const {
   return !width || *width > wide_interval_;
 }
 
-void Report::noise_warning(int rows, int wide_rows_out_of_time) {
-  if (rows == 0 || 4 * wide_rows_out_of_time <= rows) return;
-  fmt::print(out_, "# warning      : {} of {} sizes have a confidence interval wider than {:.0f}%: this machine is noisy; "
-                   "repeat the run or compare medians across runs\n",
-             wide_rows_out_of_time, rows, 100 * wide_interval_);
+void Report::noise_warning(int rows, int noisy_rows) {
+  if (rows == 0 || 4 * noisy_rows <= rows) return;
+  fmt::print(out_, "# warning      : {} of {} sizes have a confidence interval wider than {:.0f}%, or none because other "
+                   "processes were using the CPU: this machine is noisy; repeat the run or compare medians across "
+                   "runs\n",
+             noisy_rows, rows, 100 * wide_interval_);
   std::fflush(out_);
 }
 

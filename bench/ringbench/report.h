@@ -39,8 +39,9 @@ class Report {
   void failure_details(const SizeResult& result);
   void summary(int rows, int failed_rows, double seconds);
   // One line when more than a quarter of the rows ran out of time with an interval wider than
-  // the target: the figures are honest, but this machine was too noisy to pin them down.
-  void noise_warning(int rows, int wide_rows_out_of_time);
+  // the target, or had theirs withheld because other processes used the CPU: the figures are
+  // honest, but this machine was too noisy to pin them down.
+  void noise_warning(int rows, int noisy_rows);
   // A row whose interval is wider than this, as a fraction of its median, is marked `~`.
   bool interval_is_wide(const SizeResult& result) const;
 

@@ -95,6 +95,9 @@ const results::Table& results_table() {
           {"t_ci95_high_us", ColumnType::Float64, "us", "95% confidence interval of the median, high end; NaN if n/a"},
           {"calls", ColumnType::Int64, "", "timed calls"},
           {"stop_reason", ColumnType::String, "", "why timing stopped: ci, time or iterations"},
+          {"foreign_cpu_share", ColumnType::Float64, "fraction",
+           "share of a host's CPU other processes took during the calls (lower bound); over 0.1 the interval is "
+           "withheld"},
       },
       "one row per (run, collective, algorithm, size)"};
   return table;
@@ -175,7 +178,8 @@ results::Row to_row(const std::string& run_id, const SizeResult& s, const BenchO
           ci ? ci->low : std::nan(""),
           ci ? ci->high : std::nan(""),
           int64_t{s.iterations},
-          s.stop_reason};
+          s.stop_reason,
+          s.foreign_cpu_share};
 }
 
 std::string utc_now() {

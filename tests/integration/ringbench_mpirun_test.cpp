@@ -158,7 +158,8 @@ TEST_F(RingbenchRun, BothTimingModesVerifyAndSayWhichTheyUsed) {
       ASSERT_GE(columns.size(), 14u) << line;
       EXPECT_EQ(columns[12], "25") << "calls: " << line;
       EXPECT_EQ(columns[13], "iterations") << "stop: " << line;
-      EXPECT_EQ(columns[5], "n/a") << "fewer than 6 blocks have no interval: " << line;
+      // Fewer than 6 blocks have no interval (or "busy": other tests share the CPU under ctest -j).
+      EXPECT_TRUE(columns[5] == "n/a" || columns[5] == "busy") << "+-ci: " << line;
     }
     EXPECT_EQ(rows, 6 * 7) << run.out;
     auto runs = results::read_table(file, "/runs");
