@@ -12,7 +12,7 @@
 // ("~20%", NCCL maintainer, below); nic ~0.96 is what an InfiniBand NIC delivers of its line
 // rate; in_switch ~0.69 is NVLS's achieved fraction of NVLink line rate counting the S(1+1/k)
 // bytes it moves per GPU. PCIe fabrics reuse the NVLink protocol efficiency: no PCIe figure is
-// checked here, which the README states.
+// checked here, which docs/model.md states.
 
 #include "published_figures.h"
 

@@ -202,7 +202,7 @@ std::vector<RankingRow> ranking_checks() {
       // Why no GEMM-shape factor decides it: the published A100 GEMM sweeps (Anthony et al. 2024,
       // arXiv:2401.14489; EleutherAI/cookbook sizing/results) do not cover m = 2048 tokens with inner
       // dimension h/tp = 1280..2560, and extrapolated they put tp16 0.8-1.1% behind tp8, astride the
-      // 0.7% that reverses the tie (the README's validation section has the numbers).
+      // 0.7% that reverses the tie (docs/model.md's validation section has the numbers).
       row.known_miss =
           "a near tie (tp16 pp4 ahead by 0.6%; 0.7% more compute time on tp16 would reverse it): tp16's "
           "cross-node TP now costs ring all-reduces at 175 GB/s busbw (1381 ms, 14% of the step) against pp8's "

@@ -6,5 +6,5 @@
 
 int main() {
   std::cout << ringbench::kTableBeginMarker << "\n"
-            << ringbench::readme_algorithm_table() << ringbench::kTableEndMarker << "\n";
+            << ringbench::documented_algorithm_table() << ringbench::kTableEndMarker << "\n";
 }

@@ -106,8 +106,6 @@ std::optional<uint64_t> documented_allreduce_bytes(std::string_view name, const 
 // survivor v sends, in round i, the blocks of its aligned group of 2^i survivors; survivor u's
 // block is two chunks for u < R (its own and its folded partner's), one otherwise. A folding odd
 // rank also hands back everything but its partner's chunk; a folding even rank sends its chunk.
-// (The file's table says a survivor sends "everything but its own block": true at powers of two
-// only, where all blocks are equal.)
 uint64_t folded_allgather_bytes(const Shape& s) {
   if (s.folds_away()) return s.chunk();
   const int v = s.folds() ? s.rank / 2 : s.rank - s.extra();

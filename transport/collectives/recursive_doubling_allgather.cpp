@@ -2,8 +2,10 @@
 // the data held doubles each round; N not a power of two is folded onto P (fold.h).
 //
 //   steps          log2 P, plus 3 when N is not a power of two (fold in, two hand-back sends)
-//   bytes per rank survivor: (P-1) blocks, i.e. everything but its own block (exact to the
-//                    chunk, = (N-1)/N x total when N = P divides the count);
+//   bytes per rank survivor: in round k, the blocks of the 2^k virtual ranks it then holds (a
+//                    block is one chunk, two for a survivor that took in a folded partner):
+//                    P-1 blocks in all, which is everything but its own block only when every
+//                    block is one chunk (N = P: (N-1)/N x total when N divides the count);
 //                  folding odd rank: that, plus everything but its partner's chunk;
 //                  folding even rank: its own chunk
 //   wins           small messages: log2 N steps against the ring's N-1, same bytes at N = 2^k
