@@ -178,19 +178,25 @@ class Sweep {
     if (root_)
       fmt::print("#\n# auto model   : alpha {:.1f} us per step, beta {:.3f} GB/s per link, fitted (Theil-Sen) on "
                  "medians of this run's link test at {} chunk sizes, {}-{}; the algorithms it prices within {}x "
-                 "of the cheapest each run {} calls, and the lowest median is picked\n",
+                 "of the cheapest run {} turns of {} calls each, taking turns, and the lowest median is picked\n",
                  link_model_->alpha_s * 1e6, link_model_->beta_s > 0 ? 1e-9 / link_model_->beta_s : 0.0,
                  chunks.size(), format_byte_size(static_cast<uint64_t>(chunks.front())),
-                 format_byte_size(static_cast<uint64_t>(chunks.back())), kShortlistFactor,
-                 *trial_options_.iterations);
+                 format_byte_size(static_cast<uint64_t>(chunks.back())), kShortlistFactor, kTrialTurns,
+                 kTrialCallsPerTurn);
   }
 
-  // Trial options: one block of calls, barrier-timed, unverified (the picked algorithm's own row
-  // is verified), no link test, no per-call samples.
+  // auto's trials take turns: each shortlisted algorithm runs kTrialCallsPerTurn calls per turn for
+  // kTrialTurns turns, so a slow phase of a noisy machine hits every candidate alike, as
+  // compare.sh's interleaved repetitions do; the lowest median over its calls wins.
+  static constexpr int kTrialTurns = 3;
+  static constexpr int kTrialCallsPerTurn = 4;
+
+  // Trial options: one turn's calls, barrier-timed, unverified (the picked algorithm's own row is
+  // verified), no link test, no per-call samples.
   static BenchOptions auto_trial_options(const BenchOptions& options) {
     BenchOptions trial = options;
-    trial.iterations = static_cast<int>(stats::kCallsPerBlock);
-    trial.warmup = 2;
+    trial.iterations = kTrialCallsPerTurn;
+    trial.warmup = 1;
     trial.verify = trial.link_test = trial.samples = false;
     trial.timing = TimingMode::Barrier;
     return trial;
@@ -201,15 +207,16 @@ class Sweep {
     const std::vector<const Algorithm*> list =
         shortlist(own_algorithms(collective), *link_model_, hosts_of_ranks_, bytes / esize_, esize_);
     if (list.size() == 1) return *list.front();
-    double pick = 0;  // rank 0's choice, an index into list
-    double best_us = 0;
-    for (size_t i = 0; i < list.size(); ++i) {
-      const SizeResult trial = trial_.measure(*list[i], bytes);
-      if (root_ && (i == 0 || trial.time.median < best_us)) {
-        best_us = trial.time.median;
-        pick = static_cast<double>(i);
+    std::vector<std::vector<double>> calls_us(list.size());  // rank 0: every trial call, by candidate
+    for (int turn = 0; turn < kTrialTurns; ++turn)
+      for (size_t i = 0; i < list.size(); ++i) {
+        const SizeResult trial = trial_.measure(*list[i], bytes);
+        calls_us[i].insert(calls_us[i].end(), trial.call_us.begin(), trial.call_us.end());
       }
-    }
+    double pick = 0;  // rank 0's choice, an index into list
+    if (root_)
+      for (size_t i = 1; i < list.size(); ++i)
+        if (stats::median(calls_us[i]) < stats::median(calls_us[static_cast<size_t>(pick)])) pick = static_cast<double>(i);
     CollectiveCall call{DataType::Float64, ReduceOp::Max, std::as_writable_bytes(std::span(&pick, 1)), 1, 0};
     if (comm_.size() > 1) ring_allreduce().run(comm_, call);
     return *list[static_cast<size_t>(pick)];
