@@ -5,15 +5,16 @@
 Tables (/runs, /results, /model/*) are concatenated; run ids are globally unique (UUID v4), so
 files from a sweep's array tasks or from different days never collide, and a run met in several
 inputs (say, MERGED.h5 itself given again as an input) is kept once. If MERGED.h5 exists it is
-merged into, not overwritten. The output has the same layout as the inputs, so ringbench and
-topomodel can keep appending to it. Exit status: 0 merged, 2 bad input (named on stderr).
+merged into, not overwritten. Files of different schema versions merge: the output has the newest
+layout and version among them (older rows get missing values in the newer columns, as ringbench
+gives them when it appends to an older file), so ringbench and topomodel can keep appending to it. Exit status: 0 merged, 2 bad input (named on stderr).
 """
 
 import argparse
 import os
 import sys
 
-from ringbench_results import ResultsError, merge_files
+from ringbench_results import ResultsError, input_problem, merge_files
 
 
 def main(argv=None):
@@ -24,9 +25,9 @@ def main(argv=None):
     inputs = list(args.inputs)
     if os.path.exists(args.output) and os.path.abspath(args.output) not in map(os.path.abspath, inputs):
         inputs.insert(0, args.output)
-    missing = [p for p in inputs if not os.path.isfile(p)]
-    if missing:
-        print(f"ringbench-merge: error: no such file: {', '.join(missing)}", file=sys.stderr)
+    problems = [problem for problem in map(input_problem, inputs) if problem]
+    if problems:
+        print(f"ringbench-merge: error: {'; '.join(problems)}", file=sys.stderr)
         return 2
     try:
         counts, runs, repeated = merge_files(inputs, args.output)

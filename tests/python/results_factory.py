@@ -1,7 +1,8 @@
 """Small ringbench results files, written with h5py in the layout bench/results writes.
 
 The columns, their order and their types are those of a real `mpirun -np 2 ringbench -o x.h5`
-file (schema version 1), and of topomodel's /model tables: variable-length UTF-8 strings,
+file (schema version 1, and with schema=2 the columns version 2 adds at the end of /runs and
+/results), and of topomodel's /model tables: variable-length UTF-8 strings,
 int64 and uint64 counts, float64 figures, each table a chunked 1-D compound dataset with
 unlimited length and `description`, `column_units` and `column_descriptions` attributes. Any
 value a test does not give gets a plausible default, so a test states only what it checks.
@@ -65,6 +66,49 @@ RESULTS_COLUMNS = [
     ("verified", "<i8", "bool", 1),
     ("wrong_count", "<u8", "elements", 0),
     ("max_abs_error", "<f8", "", 0.0),
+]
+
+# What schema 2 adds at the end of each table (bench/ringbench/run_record.cpp).
+ADDED_COLUMNS = {
+    2: {"/runs": [("load_average", "<f8", "", 0.5),
+                  ("ranks_per_core", "<f8", "", 1.0),
+                  ("barrier_skew_us", "<f8", "us", 2.0),
+                  ("median_ci_width", "<f8", "fraction", 0.01)],
+        "/results": [("t_median_us", "<f8", "us", 95.0),
+                     ("t_p05_us", "<f8", "us", 90.0),
+                     ("t_p95_us", "<f8", "us", 120.0),
+                     ("t_ci95_low_us", "<f8", "us", 94.0),
+                     ("t_ci95_high_us", "<f8", "us", 96.0),
+                     ("calls", "<i8", "", 100),
+                     ("stop_reason", "str", "", "ci"),
+                     ("foreign_cpu_share", "<f8", "fraction", 0.0)]},
+}
+BASE_COLUMNS = {"/runs": RUNS_COLUMNS, "/results": RESULTS_COLUMNS}
+
+
+def columns_of(path, schema, added=None):
+    """The columns of table `path` in schema version `schema`: version 1's, then each later version's
+    additions; `added` ({version: {path: columns}}) stands in for versions not yet written."""
+    columns = list(BASE_COLUMNS[path])
+    versions = {**ADDED_COLUMNS, **(added or {})}
+    for version in sorted(versions):
+        if version <= (schema or 1):
+            columns += versions[version].get(path, [])
+    return columns
+
+
+MODEL_RUNS_COLUMNS = [
+    ("run_id", "str", "", None),
+    ("command", "str", "", "sweep"),
+    ("start_utc", "str", "ISO 8601 UTC", "2025-01-01T00:00:00Z"),
+    ("end_utc", "str", "ISO 8601 UTC", "2025-01-01T00:00:01Z"),
+    ("version", "str", "", "0.1.0"),
+    ("git_revision", "str", "", "abcdef123456"),
+    ("command_line", "str", "", "topomodel sweep"),
+    ("cluster", "str", "", "dgx-h100"),
+    ("cluster_json", "str", "", "{}"),
+    ("gpus", "<i8", "GPUs", 16),
+    ("exit_status", "<i8", "", 0),
 ]
 
 MODEL_PLACEMENTS_COLUMNS = [
@@ -140,29 +184,36 @@ def write_table(f, path, columns, rows, description="test table"):
     return ds
 
 
-def write_results_file(path, runs=(), results=(), model=None, schema=1):
-    """A results file at `path`: /runs and /results rows (dicts; run_id is required in each),
-    and optionally /model tables given as {"placements": [...], "collectives": [...],
-    "validation": [...]}. Returns `path`."""
+def write_results_file(path, runs=(), results=(), model=None, schema=1, added=None):
+    """A results file at `path` of schema version `schema` (None: no version attribute): /runs and
+    /results rows (dicts; run_id is required in each), and optionally /model tables given as
+    {"placements": [...], "collectives": [...], "validation": [...]} (with a /model/runs row for
+    each of their run ids). `added` as in columns_of. Returns `path`."""
     model = model or {}
     with h5py.File(path, "w") as f:
         if schema is not None:
             f.attrs[SCHEMA_ATTRIBUTE] = np.int64(schema)
         if runs:
-            write_table(f, "/runs", RUNS_COLUMNS, list(runs), "one row per ringbench run")
+            write_table(f, "/runs", columns_of("/runs", schema, added), list(runs), "one row per ringbench run")
         if results:
-            write_table(f, "/results", RESULTS_COLUMNS, list(results), "one row per (run, collective, algorithm, size)")
+            write_table(f, "/results", columns_of("/results", schema, added), list(results),
+                        "one row per (run, collective, algorithm, size)")
         tables = {"placements": MODEL_PLACEMENTS_COLUMNS, "collectives": MODEL_COLLECTIVES_COLUMNS,
                   "validation": MODEL_VALIDATION_COLUMNS}
+        model_runs = sorted({row["run_id"] for rows in model.values() for row in rows})
+        if model_runs:
+            write_table(f, "/model/runs", MODEL_RUNS_COLUMNS, [dict(run_id=r) for r in model_runs], "topomodel runs")
         for name, rows in model.items():
             write_table(f, f"/model/{name}", tables[name], list(rows), f"topomodel {name}")
     return path
 
 
-def one_run(path, sizes=(8, 1024, 65536), world_size=2, hosts="vm", run_id=None, **result_values):
+def one_run(path, sizes=(8, 1024, 65536), world_size=2, hosts="vm", run_id=None, schema=1, added=None,
+            **result_values):
     """A file holding one run: its /runs row and one /results row per size. Returns the run id."""
     run_id = run_id or new_run_id()
     results = [dict(run_id=run_id, world_size=world_size, bytes=size, count=size // 4, sent_min_bytes=size,
                     sent_max_bytes=size, bound_bytes=float(size), **result_values) for size in sizes]
-    write_results_file(path, runs=[dict(run_id=run_id, world_size=world_size, hosts=hosts)], results=results)
+    write_results_file(path, runs=[dict(run_id=run_id, world_size=world_size, hosts=hosts)], results=results,
+                       schema=schema, added=added)
     return run_id

@@ -2,6 +2,7 @@
 the layout kept so that ringbench can append to the output, conflicts refused with exit 2 and no
 output left behind."""
 
+import math
 import os
 
 import h5py
@@ -10,7 +11,7 @@ import pytest
 
 import ringbench_merge
 import ringbench_results as rr
-from results_factory import RESULTS_COLUMNS, new_run_id, one_run, rows_array, write_results_file
+from results_factory import RESULTS_COLUMNS, columns_of, new_run_id, one_run, rows_array, write_results_file
 
 
 def run_ids(path, table="/runs"):
@@ -37,7 +38,7 @@ def test_merge_keeps_values_and_the_layout_ringbench_appends_to(tmp_path):
     write_results_file(str(tmp_path / "m.h5"), model={"placements": [dict(run_id=model_run, tp=4, step_comm_us=7.0)]})
     out = str(tmp_path / "merged.h5")
     counts, runs, repeated = rr.merge_files([str(tmp_path / "a.h5"), str(tmp_path / "m.h5")], out, log=None)
-    assert counts == {"/runs": 1, "/results": 2, "/model/placements": 1}
+    assert counts == {"/runs": 1, "/results": 2, "/model/placements": 1, "/model/runs": 1}
     assert runs == 2 and repeated == []
     with h5py.File(out, "r") as merged, h5py.File(str(tmp_path / "a.h5"), "r") as source:
         assert int(merged.attrs[rr.SCHEMA_ATTRIBUTE]) == 1
@@ -77,12 +78,12 @@ def test_merging_into_an_existing_output_keeps_what_it_held(tmp_path, capsys):
     assert sorted(os.listdir(tmp_path)) == ["a.h5", "b.h5", "merged.h5"]  # no temporary copy left
 
 
-def test_merge_refuses_another_schema_and_leaves_no_output(tmp_path, capsys):
+def test_merge_refuses_a_newer_schema_and_leaves_no_output(tmp_path, capsys):
     one_run(str(tmp_path / "a.h5"))
     write_results_file(str(tmp_path / "other.h5"), runs=[dict(run_id=new_run_id())], schema=99)
     out = tmp_path / "merged.h5"
     assert ringbench_merge.main(["-o", str(out), str(tmp_path / "a.h5"), str(tmp_path / "other.h5")]) == 2
-    assert "other.h5: schema version 99" in capsys.readouterr().err
+    assert "other.h5: schema version 99 is newer than these scripts read" in capsys.readouterr().err
     assert not out.exists()
     assert sorted(os.listdir(tmp_path)) == ["a.h5", "other.h5"]
 
@@ -93,8 +94,8 @@ def test_merge_refuses_tables_of_another_version_and_keeps_the_existing_output(t
     assert ringbench_merge.main(["-o", out, str(tmp_path / "a.h5")]) == 0
     before = open(out, "rb").read()
     other = str(tmp_path / "old.h5")
-    with h5py.File(other, "w") as f:
-        f.attrs[rr.SCHEMA_ATTRIBUTE] = np.int64(1)
+    write_results_file(other, runs=[dict(run_id=new_run_id())])
+    with h5py.File(other, "r+") as f:
         data = np.array([(new_run_id(), 1.0)], dtype=[("run_id", h5py.string_dtype()), ("t_us", "<f8")])
         f.create_dataset("results", data=data, maxshape=(None,))
     assert ringbench_merge.main(["-o", out, other]) == 2
@@ -104,13 +105,63 @@ def test_merge_refuses_tables_of_another_version_and_keeps_the_existing_output(t
     assert run_ids(out) == [a]
 
 
+def test_merge_of_schema_1_and_2_widens_the_old_rows_and_says_version_2(tmp_path, capsys):
+    old = one_run(str(tmp_path / "v1.h5"), sizes=(8, 16), schema=1, t_avg_us=11.0)
+    new = one_run(str(tmp_path / "v2.h5"), sizes=(8,), schema=2, t_avg_us=22.0)
+    out = str(tmp_path / "merged.h5")
+    # The older file first: the layout still comes from the newer one.
+    assert ringbench_merge.main(["-o", out, str(tmp_path / "v1.h5"), str(tmp_path / "v2.h5")]) == 0
+    assert "2 file(s), 2 run(s)" in capsys.readouterr().out
+    with h5py.File(out, "r") as f, h5py.File(str(tmp_path / "v2.h5"), "r") as v2:
+        assert int(f.attrs[rr.SCHEMA_ATTRIBUTE]) == 2
+        for path in ("/runs", "/results"):
+            assert f[path].dtype.names == v2[path].dtype.names
+            assert list(f[path].attrs["column_units"]) == list(v2[path].attrs["column_units"])
+        rows = {(rr.decode(r["run_id"]), int(r["bytes"])): r for r in f["/results"][:]}
+    assert sorted(rows) == sorted([(old, 8), (old, 16), (new, 8)])
+    assert float(rows[(old, 8)]["t_avg_us"]) == 11.0 and math.isnan(rows[(old, 8)]["t_median_us"])
+    assert int(rows[(old, 8)]["calls"]) == -1 and rr.decode(rows[(old, 8)]["stop_reason"]) == ""
+    assert float(rows[(new, 8)]["t_median_us"]) == 95.0 and int(rows[(new, 8)]["calls"]) == 100
+    # ringbench (as bench/results appends: resize, write a row of the new layout) can append to it.
+    with h5py.File(out, "r+") as f:
+        ds = f["/results"]
+        ds.resize((4,))
+        ds[3] = rows_array(columns_of("/results", 2), [dict(run_id=new, bytes=4)])[0]
+    assert len(rr.load([out], log=None)["/results"]) == 4
+
+
+def test_merge_into_an_older_output_widens_it(tmp_path):
+    old = one_run(str(tmp_path / "v1.h5"), schema=1)
+    out = str(tmp_path / "merged.h5")
+    assert ringbench_merge.main(["-o", out, str(tmp_path / "v1.h5")]) == 0
+    new = one_run(str(tmp_path / "v2.h5"), schema=2)
+    assert ringbench_merge.main(["-o", out, str(tmp_path / "v2.h5")]) == 0
+    with h5py.File(out, "r") as f:
+        assert int(f.attrs[rr.SCHEMA_ATTRIBUTE]) == 2 and "t_median_us" in f["/results"].dtype.names
+    assert run_ids(out) == sorted([old, new])
+
+
 def test_merge_names_missing_inputs(tmp_path, capsys):
     one_run(str(tmp_path / "a.h5"))
     code = ringbench_merge.main(["-o", str(tmp_path / "m.h5"), str(tmp_path / "a.h5"), str(tmp_path / "gone.h5")])
     assert code == 2
     err = capsys.readouterr().err
-    assert "no such file: " in err and "gone.h5" in err and "a.h5" not in err
+    assert err == f"ringbench-merge: error: {tmp_path / 'gone.h5'}: no such file\n"
     assert not (tmp_path / "m.h5").exists()
+
+
+def test_merge_of_a_directory_says_so(tmp_path, capsys):
+    one_run(str(tmp_path / "a.h5"))
+    (tmp_path / "dir.h5").mkdir()
+    assert ringbench_merge.main(["-o", str(tmp_path / "m.h5"), str(tmp_path / "a.h5"), str(tmp_path / "dir.h5")]) == 2
+    assert capsys.readouterr().err == f"ringbench-merge: error: {tmp_path / 'dir.h5'}: is a directory\n"
+    assert not (tmp_path / "m.h5").exists()
+
+
+def test_merge_of_a_file_without_runs_exits_2(tmp_path, capsys):
+    write_results_file(str(tmp_path / "bare.h5"))
+    assert ringbench_merge.main(["-o", str(tmp_path / "m.h5"), str(tmp_path / "bare.h5")]) == 2
+    assert "bare.h5: no /runs table" in capsys.readouterr().err
 
 
 def test_merge_of_a_file_that_is_not_hdf5_exits_2(tmp_path, capsys):

@@ -1,13 +1,21 @@
 """scripts/ringbench_results.py: opening, reading and merging results files in memory."""
 
 import io
+import math
+import os
 
 import h5py
 import numpy as np
 import pytest
 
 import ringbench_results as rr
-from results_factory import new_run_id, one_run, write_results_file
+from results_factory import ADDED_COLUMNS, new_run_id, one_run, write_results_file
+
+# A schema version later than any written yet, to check that versions up to the newest known are
+# all read together: it adds one column at the end of each table.
+LATER = rr.NEWEST_SCHEMA + 1
+LATER_COLUMNS = {LATER: {"/runs": [("slurm_job_id", "str", "", "4242")],
+                         "/results": [("root", "<i8", "", 0), ("wrong_out_of_place", "<u8", "", 3)]}}
 
 
 def test_open_refuses_a_file_that_is_not_hdf5(tmp_path):
@@ -25,17 +33,53 @@ def test_open_refuses_hdf5_without_the_schema_attribute(tmp_path):
         rr.open_results(path)
 
 
-def test_open_refuses_an_unknown_schema_version(tmp_path):
-    path = write_results_file(str(tmp_path / "future.h5"), schema=3)
-    with pytest.raises(rr.ResultsError, match=r"future\.h5: schema version 3, this script reads \(1, 2\)"):
+def test_open_refuses_a_newer_schema_version_saying_what_it_reads(tmp_path):
+    path = write_results_file(str(tmp_path / "future.h5"), runs=[dict(run_id=new_run_id())], schema=LATER)
+    with pytest.raises(rr.ResultsError) as error:
         rr.open_results(path)
+    assert str(error.value) == (f"{path}: schema version {LATER} is newer than these scripts read (1 to "
+                                f"{rr.NEWEST_SCHEMA}): use the scripts of the ringbench that wrote it")
+
+
+def test_open_refuses_a_version_below_one(tmp_path):
+    path = write_results_file(str(tmp_path / "zero.h5"), runs=[dict(run_id=new_run_id())], schema=0)
+    with pytest.raises(rr.ResultsError, match=r"zero\.h5: schema version 0 is not a ringbench schema version"):
+        rr.open_results(path)
+
+
+def test_supported_schemas_are_every_version_up_to_the_newest():
+    assert rr.SUPPORTED_SCHEMAS == tuple(range(1, rr.NEWEST_SCHEMA + 1))
+    assert max(ADDED_COLUMNS) <= rr.NEWEST_SCHEMA  # the factory writes no version the scripts refuse
 
 
 def test_open_reads_every_older_schema_version(tmp_path):
     for version in rr.SUPPORTED_SCHEMAS:
-        path = write_results_file(str(tmp_path / f"v{version}.h5"), schema=version)
+        path = write_results_file(str(tmp_path / f"v{version}.h5"), runs=[dict(run_id=new_run_id())], schema=version)
         with rr.open_results(path) as f:
             assert int(f.attrs[rr.SCHEMA_ATTRIBUTE]) == version
+
+
+def test_open_refuses_a_directory(tmp_path):
+    with pytest.raises(rr.ResultsError) as error:
+        rr.open_results(str(tmp_path))
+    assert str(error.value) == f"{tmp_path}: is a directory"
+
+
+def test_open_refuses_a_missing_file(tmp_path):
+    with pytest.raises(rr.ResultsError) as error:
+        rr.open_results(str(tmp_path / "gone.h5"))
+    assert str(error.value) == f"{tmp_path / 'gone.h5'}: no such file"
+
+
+def test_open_refuses_a_file_without_a_runs_table(tmp_path):
+    path = write_results_file(str(tmp_path / "bare.h5"))  # the version attribute, no table
+    with pytest.raises(rr.ResultsError) as error:
+        rr.open_results(path)
+    assert str(error.value) == f"{path}: no /runs table, so not a file ringbench or topomodel wrote"
+    run = new_run_id()
+    model = write_results_file(str(tmp_path / "model.h5"), model={"placements": [dict(run_id=run)]})
+    with rr.open_results(model) as f:  # topomodel's files hold /model/runs instead
+        assert "/model/runs" in f
 
 
 def test_table_paths_lists_every_compound_table_and_nothing_else(tmp_path):
@@ -46,7 +90,7 @@ def test_table_paths_lists_every_compound_table_and_nothing_else(tmp_path):
         f["plain_numbers"] = np.arange(4)          # not compound
         f.create_dataset("matrix", shape=(2, 2), dtype=[("a", "<i8"), ("b", "<f8")])  # compound but 2-D
     with rr.open_results(path) as f:
-        assert rr.table_paths(f) == ["/model/placements", "/results", "/runs"]
+        assert rr.table_paths(f) == ["/model/placements", "/model/runs", "/results", "/runs"]
 
 
 def test_table_decodes_strings_and_reads_units(tmp_path):
@@ -115,7 +159,58 @@ def test_load_refuses_tables_with_different_columns_naming_both_files(tmp_path):
         rr.load([str(tmp_path / "a.h5"), other], log=None)
     message = str(error.value)
     assert "other.h5: table /runs has columns ['run_id', 'extra']" in message
-    assert "a.h5" in message and "different ringbench versions" in message
+    assert "a.h5" in message and "not two ringbench versions of one table" in message
+
+
+def test_load_refuses_a_column_of_another_type(tmp_path):
+    one_run(str(tmp_path / "a.h5"))
+    other = str(tmp_path / "other.h5")
+    with h5py.File(other, "w") as f:
+        f.attrs[rr.SCHEMA_ATTRIBUTE] = np.int64(1)
+        data = np.array([(7,)], dtype=[("run_id", "<i8")])  # run_id as a number: not a version of /runs
+        f.create_dataset("runs", data=data, maxshape=(None,))
+    with pytest.raises(rr.ResultsError, match=r"other\.h5: table /runs has columns \['run_id'\]"):
+        rr.load([str(tmp_path / "a.h5"), other], log=None)
+
+
+@pytest.fixture
+def later_schema(monkeypatch):
+    """The scripts as they will be once a version after the newest exists (additive, as every
+    version is): only NEWEST_SCHEMA moves."""
+    monkeypatch.setattr(rr, "NEWEST_SCHEMA", LATER)
+    return LATER
+
+
+@pytest.mark.parametrize("order", ["oldest first", "newest first"])
+def test_load_reads_files_of_every_version_together_filling_missing_columns(tmp_path, later_schema, order):
+    runs = {v: one_run(str(tmp_path / f"v{v}.h5"), sizes=(8, 16), schema=v, added=LATER_COLUMNS, t_avg_us=float(v))
+            for v in range(1, later_schema + 1)}
+    paths = [str(tmp_path / f"v{v}.h5") for v in sorted(runs, reverse=order == "newest first")]
+    tables = rr.load(paths, log=None)
+    results, run_rows = tables["/results"], tables["/runs"]
+    assert list(results.names[-3:]) == ["foreign_cpu_share", "root", "wrong_out_of_place"]  # the newest layout
+    assert results.units["t_median_us"] == "us"
+    by_run = {r["run_id"]: r for r in results.rows()}
+    old, new = by_run[runs[1]], by_run[runs[later_schema]]
+    assert float(old["t_avg_us"]) == 1.0 and float(new["t_avg_us"]) == float(later_schema)
+    # Missing columns hold what ringbench writes when it widens an older table.
+    assert math.isnan(old["t_median_us"]) and old["stop_reason"] == "" and int(old["calls"]) == -1
+    assert int(old["wrong_out_of_place"]) == 0 and int(old["root"]) == -1
+    assert float(new["t_median_us"]) == 95.0 and new["stop_reason"] == "ci" and int(new["wrong_out_of_place"]) == 3
+    if later_schema > 2:
+        v2 = by_run[runs[2]]
+        assert float(v2["t_median_us"]) == 95.0 and int(v2["root"]) == -1
+    runs_by_id = {r["run_id"]: r for r in run_rows.rows()}
+    assert runs_by_id[runs[1]]["slurm_job_id"] == "" and math.isnan(runs_by_id[runs[1]]["load_average"])
+    assert runs_by_id[runs[later_schema]]["slurm_job_id"] == "4242"
+
+
+def test_missing_values_match_what_ringbench_writes():
+    string = h5py.string_dtype("utf-8")
+    assert rr.missing_value(string) == b""
+    assert math.isnan(rr.missing_value(np.dtype("<f8")))
+    assert rr.missing_value(np.dtype("<i8")) == -1
+    assert rr.missing_value(np.dtype("<u8")) == 0
 
 
 def test_load_of_an_empty_table_gives_an_empty_table(tmp_path):
