@@ -239,3 +239,51 @@ def test_replace_durably_swaps_in_the_new_content(tmp_path):
     rr.replace_durably(str(tmp), str(target))
     assert target.read_text() == "new"
     assert not tmp.exists()
+
+
+def test_load_frame_is_one_tidy_row_per_result_with_its_run_joined(tmp_path):
+    pd = pytest.importorskip("pandas", reason="load_frame needs pandas (python3-pandas, scripts/setup.sh)")
+    a = one_run(str(tmp_path / "a.h5"), sizes=(8, 16, 32), world_size=2, hosts="h1,h2", schema=1)
+    b = one_run(str(tmp_path / "b.h5"), sizes=(8,), world_size=3, schema=2, t_avg_us=7.0)
+    frame = rr.load_frame([str(tmp_path / "a.h5"), str(tmp_path / "b.h5")], log=None)
+    assert isinstance(frame, pd.DataFrame)
+    assert len(frame) == 4  # one row per /results row: the join multiplies nothing
+    assert list(frame["run_id"]) == [a, a, a, b]
+    assert list(frame["bytes"]) == [8, 16, 32, 8]
+    # Strings are str, not bytes; the runs' columns sit beside the results' own.
+    assert frame["collective"].map(type).eq(str).all() and frame.loc[0, "collective"] == "allreduce"
+    assert list(frame["hosts"]) == ["h1,h2"] * 3 + ["vm"]
+    assert frame.loc[3, "t_avg_us"] == 7.0
+    # A column both tables have keeps the results' name; the run's copy gets "_run".
+    assert "world_size" in frame and "world_size_run" in frame
+    assert list(frame["world_size_run"]) == [2, 2, 2, 3]
+    # *_utc columns are timestamps; a schema-1 row's schema-2 columns are missing values.
+    assert frame.loc[0, "start_utc"] == pd.Timestamp("2025-01-01T00:00:00Z")
+    assert math.isnan(frame.loc[0, "t_median_us"]) and frame.loc[3, "t_median_us"] == 95.0
+    assert math.isnan(frame.loc[0, "load_average"]) and frame.loc[3, "load_average"] == 0.5
+    # One path alone works too, and /runs itself comes back without a join.
+    runs = rr.load_frame(str(tmp_path / "a.h5"), table="/runs", log=None)
+    assert list(runs["run_id"]) == [a] and "world_size_run" not in runs
+
+
+def test_load_frame_joins_model_tables_with_model_runs_and_names_a_missing_table(tmp_path):
+    pytest.importorskip("pandas", reason="load_frame needs pandas (python3-pandas, scripts/setup.sh)")
+    sweep = new_run_id()
+    path = write_results_file(str(tmp_path / "m.h5"), model={"placements": [dict(run_id=sweep, tp=4),
+                                                                            dict(run_id=sweep, tp=8)]})
+    frame = rr.load_frame(path, table="/model/placements", log=None)
+    assert list(frame["tp"]) == [4, 8]
+    assert list(frame["command"]) == ["sweep", "sweep"]  # from /model/runs
+    assert "cluster_run" in frame and "gpus_run" in frame
+    with pytest.raises(rr.ResultsError, match=r"m\.h5: no /results table \(tables: /model/placements, /model/runs\)"):
+        rr.load_frame(path, log=None)
+
+
+def test_load_frame_of_a_real_schema_1_file(scripts_dir):
+    pytest.importorskip("pandas", reason="load_frame needs pandas (python3-pandas, scripts/setup.sh)")
+    path = scripts_dir.parent / "tests" / "data" / "results-schema1.h5"
+    frame = rr.load_frame(str(path), log=None)
+    assert len(frame) == 4 and frame["run_id"].nunique() == 1
+    assert set(frame["exit_status"]) == {"ok"} and frame["interface"].iloc[0] == "lo (127.0.0.1)"
+    # Alone, a file keeps its own layout: widening goes to the newest layout among the inputs.
+    assert "t_median_us" not in frame and "t_avg_us" in frame
