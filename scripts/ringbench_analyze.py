@@ -11,11 +11,14 @@ id). Printed, `#`-prefixed like ringbench's own report so `grep -v '^#'` leaves 
     smallest;
   - model outputs, where the file holds /model tables: the best placements of each sweep, the
     cost of each algorithm per collective and size, and the validation cases.
---csv DIR writes every printed table and every raw table of the files as CSV.
---plots DIR writes PNGs: busbw vs size with the link bound, latency vs size (log-log), scaling
-with world size, and with /model tables the model's collective costs and the placement sweep
-(heatmap of the best TP x PP, ranked bar chart of the placements).
-Exit status: 0 done, 2 bad input (a file that is not a ringbench results file, nothing to analyse).
+Printed tables show efficiency in %; everything else keeps the files' units.
+--csv DIR writes every printed table and every raw table of the files as CSV; columns are named
+as in the HDF5 files (bytes, busbw_GBps, t_median_us) and hold their units (efficiency a fraction).
+--plots DIR writes PNGs: busbw vs size with the link bound (one per collective), latency vs size
+(log-log), scaling with world size, and with /model tables the model's collective costs and the
+placement sweep (heatmap of the best TP x PP, ranked bar chart of the placements).
+Exit status: 0 done, 2 bad input (a directory, a file that is not a ringbench results file,
+nothing to analyse).
 """
 
 import argparse
@@ -27,19 +30,36 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ringbench_results import ResultsError, load
+from ringbench_results import ResultsError, input_problem, load
 
 # ---------------------------------------------------------------------------------------------
 # Tables
 
 
+class Column:
+    """A column of a Summary: `name` in CSV files (the HDF5 column's name where there is one, so
+    `busbw_GBps`, `bytes`), `header` and `unit` over the printed column, `scale` from the CSV value to
+    the printed one (efficiency is a fraction in CSV and % printed), `text` to print a value as a word."""
+
+    def __init__(self, name, header=None, unit="", scale=1, text=None):
+        self.name, self.header, self.unit, self.scale, self.text = name, header or name, unit, scale, text
+
+    def printed(self, value):
+        if self.text is not None and value is not None:
+            return self.text(value)
+        if self.scale != 1 and isinstance(value, (int, float, np.integer, np.floating)) \
+                and not isinstance(value, (bool, np.bool_)):
+            value = float(value) * self.scale
+        return format_value(value)
+
+
 class Summary:
-    """A printed table: a title, column names with units, rows of values."""
+    """A printed table: a title, its Columns, rows of values (as CSV writes them)."""
 
     def __init__(self, name, title, columns, rows):
         self.name = name  # file-name friendly, for the CSV
         self.title = title
-        self.columns = columns  # [(name, unit)]
+        self.columns = columns
         self.rows = rows
 
     def print(self, out):
@@ -47,10 +67,10 @@ class Summary:
         if not self.rows:
             print("# (no rows)", file=out)
             return
-        texts = [[format_value(v) for v in row] for row in self.rows]
-        widths = [max(len(c[0]), len(c[1]) + 2, *(len(t[i]) for t in texts)) for i, c in enumerate(self.columns)]
-        print("#" + " ".join(f"{c[0]:>{w}}" for c, w in zip(self.columns, widths)), file=out)
-        print("#" + " ".join(f"{'(' + c[1] + ')' if c[1] else '':>{w}}" for c, w in zip(self.columns, widths)),
+        texts = [[c.printed(v) for c, v in zip(self.columns, row)] for row in self.rows]
+        widths = [max(len(c.header), len(c.unit) + 2, *(len(t[i]) for t in texts)) for i, c in enumerate(self.columns)]
+        print("#" + " ".join(f"{c.header:>{w}}" for c, w in zip(self.columns, widths)), file=out)
+        print("#" + " ".join(f"{'(' + c.unit + ')' if c.unit else '':>{w}}" for c, w in zip(self.columns, widths)),
               file=out)
         for t in texts:
             print(" " + " ".join(f"{v:>{w}}" for v, w in zip(t, widths)), file=out)
@@ -59,21 +79,10 @@ class Summary:
         path = os.path.join(directory, f"{self.name}.csv")
         with open(path, "w", newline="") as f:
             writer = csv.writer(f)
-            writer.writerow([csv_column(name, unit) for name, unit in self.columns])
+            writer.writerow([c.name for c in self.columns])
             for row in self.rows:
                 writer.writerow([csv_value(v) for v in row])
         return path
-
-
-# Units as column-name suffixes in CSV headers, the way the HDF5 columns carry them (busbw_GBps).
-CSV_UNIT_SUFFIX = {"GB/s": "GBps", "B/rank": "B_per_rank", "B": "B", "us": "us", "ms": "ms", "%": "pct", "UTC": "utc",
-                   "ranks": "", "inner first": ""}
-
-
-def csv_column(name, unit):
-    name = name.replace("/", "_over_")
-    suffix = CSV_UNIT_SUFFIX.get(unit, unit.replace(" ", "_"))
-    return f"{name}_{suffix}" if suffix else name
 
 
 def format_value(v):
@@ -133,43 +142,69 @@ def measurement_groups(results, runs):
     return groups
 
 
+def column_or_nan(table, name):
+    """A float column, or NaN for every row where the files predate it (t_median_us: schema 2)."""
+    return table[name].astype(float) if name in table else np.full(len(table), np.nan)
+
+
+def busbw_time_us(results):
+    """Each row's time its algbw and busbw come from: the median of the calls from schema 2 on, the
+    mean over ranks before (and wherever the median is missing)."""
+    median = column_or_nan(results, "t_median_us")
+    return np.where(np.isnan(median), results["t_avg_us"].astype(float), median)
+
+
+FRACTION_AS_PERCENT = dict(unit="%", scale=100)
+VERIFIED_TEXT = {1: "yes", 0: "NO", -1: "off"}
+MEASUREMENT_COLUMNS = [
+    Column("world_size", "N", "ranks"), Column("host_count", "hosts"), Column("dtype"), Column("bytes", "size", "B"),
+    Column("runs"), Column("t_avg_us", "t_avg", "us"), Column("t_median_us", "t_median", "us"),
+    Column("busbw_GBps", "busbw", "GB/s"), Column("bound_busbw_GBps", "bound_busbw", "GB/s"),
+    Column("efficiency", **FRACTION_AS_PERCENT), Column("sent_min_bytes", "sent_min", "B/rank"),
+    Column("sent_max_bytes", "sent_max", "B/rank"), Column("bound_bytes", "bound", "B/rank"),
+    Column("sent_over_bound", "sent/bound"), Column("formula_ok", "formula", text=lambda v: "ok" if v else "WRONG"),
+    Column("verified", text=VERIFIED_TEXT.get)]
+
+
 def measurement_tables(results, runs):
     """One Summary per (collective, algorithm) and the per-configuration data the plots use."""
     groups = measurement_groups(results, runs)
+    t_busbw = busbw_time_us(results)
+    t_median = column_or_nan(results, "t_median_us")
+    link_us = results["link_bound_us"].astype(float)
+    busbw_all = results["busbw_GBps"].astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # busbw the link bound allows: the same bytes in link_bound_us instead of the row's time.
+        bound_busbw_all = np.where(link_us > 0, busbw_all * t_busbw / link_us, np.nan)
     points = []  # dicts, one per group, for plots and scaling
     for (collective, algorithm, n, nhosts, dtype, size), idx in groups.items():
         idx = np.array(idx)
-        t = nanmedian(results["t_avg_us"][idx])
-        busbw = nanmedian(results["busbw_GBps"][idx])
-        eff = nanmedian(results["efficiency"][idx])
-        link_us = nanmedian(results["link_bound_us"][idx])
-        # busbw the link bound allows: the same bytes in link_bound_us instead of t_avg_us.
-        bound_busbw = busbw * t / link_us if link_us > 0 and not math.isnan(busbw) else float("nan")
         bound = nanmedian(results["bound_bytes"][idx])
         sent_min = int(results["sent_min_bytes"][idx].min())
         sent_max = int(results["sent_max_bytes"][idx].max())
         verified = results["verified"][idx]
         points.append(dict(collective=collective, algorithm=algorithm, world_size=n, hosts=nhosts, dtype=dtype, bytes=size,
-                           runs=len(set(results["run_id"][idx])), t_avg_us=t, busbw_GBps=busbw,
-                           bound_busbw_GBps=bound_busbw, efficiency=eff, sent_min=sent_min, sent_max=sent_max,
+                           run_ids=sorted(set(results["run_id"][idx])), runs=len(set(results["run_id"][idx])),
+                           t_avg_us=nanmedian(results["t_avg_us"][idx]),
+                           t_median_us=nanmedian(t_median[idx]), t_us=nanmedian(t_busbw[idx]),
+                           busbw_GBps=nanmedian(busbw_all[idx]), bound_busbw_GBps=nanmedian(bound_busbw_all[idx]),
+                           efficiency=nanmedian(results["efficiency"][idx]), sent_min=sent_min, sent_max=sent_max,
                            bound_bytes=bound, sent_over_bound=sent_max / bound if bound > 0 else float("nan"),
                            formula_ok=bool(np.all(results["formula_ok"][idx] == 1)),
-                           verified="off" if np.all(verified < 0) else bool(np.all(verified == 1))))
+                           verified=-1 if np.all(verified < 0) else int(np.all(verified == 1))))
     tables = []
-    columns = [("N", "ranks"), ("hosts", ""), ("dtype", ""), ("size", "B"), ("runs", ""), ("t_avg", "us"), ("busbw", "GB/s"),
-               ("bound_busbw", "GB/s"), ("efficiency", ""), ("sent_min", "B/rank"), ("sent_max", "B/rank"),
-               ("bound", "B/rank"), ("sent/bound", ""), ("formula", ""), ("verified", "")]
     for collective, algorithm in OrderedDict.fromkeys((p["collective"], p["algorithm"]) for p in points):
         mine = [p for p in points if p["collective"] == collective and p["algorithm"] == algorithm]
         mine.sort(key=lambda p: (p["world_size"], p["hosts"], p["dtype"], p["bytes"]))
-        rows = [[p["world_size"], p["hosts"], p["dtype"], p["bytes"], p["runs"], p["t_avg_us"], p["busbw_GBps"],
-                 p["bound_busbw_GBps"], p["efficiency"], p["sent_min"], p["sent_max"], p["bound_bytes"],
-                 p["sent_over_bound"], "ok" if p["formula_ok"] else "WRONG", p["verified"]] for p in mine]
+        rows = [[p["world_size"], p["hosts"], p["dtype"], p["bytes"], p["runs"], p["t_avg_us"],
+                 p["t_median_us"], p["busbw_GBps"], p["bound_busbw_GBps"], p["efficiency"], p["sent_min"],
+                 p["sent_max"], p["bound_bytes"], p["sent_over_bound"], p["formula_ok"], p["verified"]] for p in mine]
         tables.append(Summary(f"{collective}_{algorithm}",
-                              f"{algorithm} {collective}: median over runs; busbw GB/s = 1e9 B/s (nccl-tests); "
-                              "bound_busbw = busbw at the link bound measured in the same run; efficiency = "
-                              "link bound time / t_avg; formula = counted bytes equal the algorithm's formula",
-                              columns, rows))
+                              f"{algorithm} {collective}: median over runs; busbw GB/s = 1e9 B/s (nccl-tests), from "
+                              "t_median (t_avg in files before schema 2); bound_busbw = busbw at the link bound "
+                              "measured in the same run; efficiency = link bound time / time; formula = counted "
+                              "bytes equal the algorithm's formula",
+                              MEASUREMENT_COLUMNS, rows))
     return tables, points
 
 
@@ -190,18 +225,22 @@ def scaling_table(points):
             at_large = next(p for p in mine if p["world_size"] == n and p["bytes"] == large)
             at_small = next(p for p in mine if p["world_size"] == n and p["bytes"] == small)
             rows.append([collective, algorithm, n, nhosts, large, at_large["busbw_GBps"], at_large["efficiency"], small,
-                         at_small["t_avg_us"]])
+                         at_small["t_avg_us"], at_small["t_median_us"]])
     return Summary("scaling", "scaling with world size: busbw at the largest size every N has, latency at the smallest",
-                   [("collective", ""), ("algorithm", ""), ("N", "ranks"), ("hosts", ""), ("large", "B"),
-                    ("busbw", "GB/s"), ("efficiency", ""), ("small", "B"), ("t_avg", "us")], rows)
+                   [Column("collective"), Column("algorithm"), Column("world_size", "N", "ranks"),
+                    Column("host_count", "hosts"),
+                    Column("large_bytes", "large", "B"), Column("busbw_GBps", "busbw", "GB/s"),
+                    Column("efficiency", **FRACTION_AS_PERCENT), Column("small_bytes", "small", "B"),
+                    Column("t_avg_us", "t_avg", "us"), Column("t_median_us", "t_median", "us")], rows)
 
 
 def runs_table(runs):
     rows = []
     for r in runs.rows():
         rows.append([r["run_id"], r["start_utc"], r["world_size"], r["hosts"], r["interface"], r["exit_status"]])
-    return Summary("runs", "runs", [("run_id", ""), ("start", "UTC"), ("N", "ranks"), ("hosts", ""),
-                                    ("interface", ""), ("exit_status", "")], rows)
+    return Summary("runs", "runs", [Column("run_id"), Column("start_utc", "start", "UTC"),
+                                    Column("world_size", "N", "ranks"), Column("hosts"), Column("interface"),
+                                    Column("exit_status")], rows)
 
 
 def model_tables(tables):
@@ -217,11 +256,12 @@ def model_tables(tables):
             for rank, i in enumerate(best, 1):
                 rows.append([run_label(model_runs, run_id, sel, i), rank, int(sel["tp"][i]), int(sel["pp"][i]),
                              int(sel["dp"][i]), sel["order"][i] if "order" in sel else "-",
-                             float(sel["step_comm_us"][i]) / 1e3, float(sel["step_comm_us"][i]) / fastest])
+                             float(sel["step_comm_us"][i]), float(sel["step_comm_us"][i]) / fastest])
         out.append(Summary("model_best_placements", "model: the five best placements of each sweep (step "
                            "communication time, no overlap)",
-                           [("sweep", ""), ("rank", ""), ("tp", ""), ("pp", ""), ("dp", ""), ("order", "inner first"),
-                            ("step_comm", "ms"), ("x_best", "")], rows))
+                           [Column("sweep"), Column("rank"), Column("tp"), Column("pp"), Column("dp"),
+                            Column("order", unit="inner first"), Column("step_comm_us", "step_comm", "ms", scale=1e-3),
+                            Column("x_best")], rows))
     collectives = tables.get("/model/collectives")
     if collectives is not None and len(collectives) and has(collectives, "cluster", "op", "algorithm", "bytes",
                                                             "time_us", "busbw_GBps"):
@@ -232,14 +272,16 @@ def model_tables(tables):
                          r["algorithm"], r["time_us"] if usable else None, r["busbw_GBps"] if usable else None,
                          "*" if r.get("best", 0) == 1 else ("" if usable else "n/a")])
         out.append(Summary("model_collectives", "model: cost of each algorithm (* = fastest)",
-                           [("cluster", ""), ("gpus", ""), ("op", ""), ("placement", ""), ("bytes", "B"),
-                            ("algorithm", ""), ("time", "us"), ("busbw", "GB/s"), ("best", "")], rows))
+                           [Column("cluster"), Column("gpus"), Column("op"), Column("placement"),
+                            Column("bytes", unit="B"), Column("algorithm"), Column("time_us", "time", "us"),
+                            Column("busbw_GBps", "busbw", "GB/s"), Column("best")], rows))
     validation = tables.get("/model/validation")
     if validation is not None and len(validation) and has(validation, "case", "published_GBps", "model_GBps"):
         rows = [[r["case"], r.get("role", "-"), r["published_GBps"], r["model_GBps"], r.get("error_pct", float("nan"))]
                 for r in validation.rows()]
         out.append(Summary("model_validation", "model: validation against published figures",
-                           [("case", ""), ("role", ""), ("published", "GB/s"), ("model", "GB/s"), ("error", "%")], rows))
+                           [Column("case"), Column("role"), Column("published_GBps", "published", "GB/s"),
+                            Column("model_GBps", "model", "GB/s"), Column("error_pct", "error", "%")], rows))
     return out
 
 
@@ -258,14 +300,56 @@ def run_label(model_runs, run_id, placements, i):
 
 
 def size_label(value, _pos=None):
-    for unit, factor in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+    """Bytes in binary units, as ringbench's -m takes them: 512 B, 4 KiB, 1 MiB, 2 GiB."""
+    for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if value >= factor:
-            return f"{value / factor:g}{unit}"
-    return f"{value:g}"
+            return f"{value / factor:g} {unit}"
+    return f"{value:g} B"
+
+
+def number_label(value, _pos=None):
+    """A log axis' tick as a plain number (0.5, 20, 1000, 20,000); 10^n from a million on."""
+    if value >= 1e6:
+        return f"$10^{{{math.log10(value):.0f}}}$" if math.log10(value).is_integer() else f"{value:.0e}"
+    return f"{value:,.0f}" if value >= 1 else f"{value:g}"
+
+
+def size_axis(ax, sizes):
+    """A log2 axis of message sizes: a labelled tick at every power of 2, or every 2nd, 4th, ... power
+    so that at most 12 show, all in binary units."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+    ax.set_xscale("log", base=2)
+    low, high = (int(math.floor(math.log2(min(sizes)))), int(math.ceil(math.log2(max(sizes))))) if sizes else (0, 1)
+    stride = 1
+    while (high - low) // stride + 1 > 12:
+        stride *= 2
+    ax.xaxis.set_major_locator(FixedLocator([2.0 ** k for k in range(low - low % stride, high + 1, stride)]))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_major_formatter(FuncFormatter(size_label))
+    ax.set_xlim(2.0 ** low / 1.2, 2.0 ** high * 1.2)
+    ax.tick_params(axis="x", labelsize=8)
+
+
+def decade_axis(axis, values):
+    """A log10 axis with a labelled tick at every decade, and at 2 and 5 between them when the data
+    span under three decades (else the labels would crowd)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    values = [v for v in values if v > 0 and math.isfinite(v)]
+    span = math.log10(max(values) / min(values)) if values else 0
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0,), numticks=100))
+    axis.set_major_formatter(FuncFormatter(number_label))
+    if span < 3:
+        axis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0), numticks=100))
+        axis.set_minor_formatter(FuncFormatter(number_label))
+    else:
+        axis.set_minor_locator(LogLocator(base=10, subs=tuple(range(2, 10)), numticks=100))
+        axis.set_minor_formatter(NullFormatter())
 
 
 def series(points):
-    """Points grouped into curves: (collective, algorithm, N, hosts) -> list sorted by size."""
+    """Points grouped into curves: (collective, algorithm, N, hosts, dtype) -> list sorted by size."""
     curves = OrderedDict()
     for p in sorted(points, key=lambda p: (p["collective"], p["algorithm"], p["world_size"], p["hosts"], p["dtype"],
                                            p["bytes"])):
@@ -273,59 +357,124 @@ def series(points):
     return curves
 
 
-def curve_label(key, show_collective):
-    collective, algorithm, n, nhosts, dtype = key
-    text = f"{algorithm} N={n}" + (f" on {nhosts} hosts" if nhosts > 1 else "") + f" {dtype}"
-    return f"{collective} {text}" if show_collective else text
+def config_label(n, nhosts, dtype, shared):
+    """The parts of a configuration that not every curve shares (those are in the title)."""
+    parts = []
+    if "N" not in shared:
+        parts.append(f"N={n}")
+    if "hosts" not in shared:
+        parts.append(f"{nhosts} host{'s' if nhosts != 1 else ''}")
+    if "dtype" not in shared:
+        parts.append(dtype)
+    return " ".join(parts)
 
 
-def plot_measurements(plt, points, directory):
-    written = []
+def shared_parts(points):
+    """Which of N, hosts and dtype every point has in common."""
+    return {name for name, key in (("N", "world_size"), ("hosts", "hosts"), ("dtype", "dtype"))
+            if len({p[key] for p in points}) == 1}
+
+
+def plural(count, word):
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def figure_title(points, runs):
+    """What a plot shows, for its title: N, hosts (with their names when few), dtype, the dates the
+    runs started, and how many runs the medians are over."""
+    ns = sorted({p["world_size"] for p in points})
+    dtypes = sorted({p["dtype"] for p in points})
+    run_ids = sorted({r for p in points for r in p["run_ids"]})
+    names, dates = set(), set()
+    if runs is not None:
+        for r in runs.rows():
+            if r["run_id"] in run_ids:
+                names.update(h for h in str(r["hosts"]).split(",") if h)
+                dates.add(str(r["start_utc"])[:10])
+    counts = sorted({p["hosts"] for p in points})
+    if len(counts) == 1:
+        hosts = plural(counts[0], "host") + (f" ({', '.join(sorted(names))})" if 0 < len(names) <= 4 else "")
+    else:
+        hosts = f"{'/'.join(map(str, counts))} hosts"
+    dates = sorted(d for d in dates if d)
+    when = dates[0] if len(dates) == 1 else (f"{dates[0]} to {dates[-1]}" if dates else "undated")
+    return (f"ringbench: N={','.join(map(str, ns))} on {hosts}, {', '.join(dtypes)}, {when} "
+            f"({plural(len(run_ids), 'run')}, medians over runs)")
+
+
+def link_bounds(points):
+    """The link bound's busbw, one curve per (collective, N, hosts, dtype): the bound depends on the
+    collective's bytes and the run's link, not on the algorithm, so the algorithms' values (equal up
+    to their runs' link measurements) are summarised by their median."""
+    bounds = OrderedDict()
+    for p in sorted(points, key=lambda p: (p["collective"], p["world_size"], p["hosts"], p["dtype"], p["bytes"])):
+        if math.isfinite(p["bound_busbw_GBps"]):
+            key = (p["collective"], p["world_size"], p["hosts"], p["dtype"])
+            bounds.setdefault(key, OrderedDict()).setdefault(p["bytes"], []).append(p["bound_busbw_GBps"])
+    return OrderedDict((key, [(size, nanmedian(v)) for size, v in by_size.items()]) for key, by_size in bounds.items())
+
+
+def latency_us(point):
+    """The latency a plot shows: the median of the calls, or the mean where the files predate it."""
+    return point["t_median_us"] if math.isfinite(point["t_median_us"]) else point["t_avg_us"]
+
+
+def measurement_figures(plt, points, runs):
+    """{file name: figure} for the measured rows: busbw and latency vs size (one panel per
+    collective), and scaling with world size when several N share sizes."""
     if not points:
-        return written
-    from matplotlib.ticker import FuncFormatter
-
+        return {}
     curves = series(points)
     collectives = list(OrderedDict.fromkeys(k[0] for k in curves))
+    shared = shared_parts(points)
+    title = figure_title(points, runs)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    dashes = [(5, 3), (2, 2), (8, 3, 2, 3), (1, 1)]
+    figures = {}
+    for name, what in (("busbw_vs_size.png", "busbw"), ("latency_vs_size.png", "latency")):
+        fig, axes = plt.subplots(1, len(collectives), figsize=(8.5 * len(collectives), 5.2), squeeze=False)
+        for ax, collective in zip(axes[0], collectives):
+            mine = [(k, v) for k, v in curves.items() if k[0] == collective]
+            for c, (key, pts) in enumerate(mine):
+                label = " ".join(x for x in (key[1], config_label(*key[2:], shared)) if x)
+                y = [p["busbw_GBps"] if what == "busbw" else latency_us(p) for p in pts]
+                ax.plot([p["bytes"] for p in pts], y, "o-", ms=3.5, lw=1.4, color=colors[c % len(colors)], label=label)
+            if what == "busbw":
+                for d, ((_, n, nhosts, dtype), bound) in enumerate((k, v) for k, v in link_bounds(points).items()
+                                                                     if k[0] == collective):
+                    extra = config_label(n, nhosts, dtype, shared)
+                    ax.plot([b[0] for b in bound], [b[1] for b in bound], color="0.25", lw=1.2,
+                            dashes=dashes[d % len(dashes)], label="link bound" + (f" {extra}" if extra else ""))
+                ax.set_ylabel("busbw (GB/s = 1e9 B/s)")
+                ax.set_ylim(bottom=0)
+                ax.set_title(f"{collective}: bus bandwidth vs size")
+            else:
+                ax.set_yscale("log")
+                decade_axis(ax.yaxis, [latency_us(p) for k, v in mine for p in v])
+                ax.set_ylabel("latency per call (us)")
+                ax.set_title(f"{collective}: latency vs size")
+            size_axis(ax, [p["bytes"] for p in points])
+            ax.set_xlabel("message size (binary units: 1 KiB = 1024 B)")
+            ax.grid(True, which="major", alpha=0.35)
+            ax.grid(True, which="minor", alpha=0.12)
+            ax.legend(fontsize=7.5, loc="upper left" if what == "busbw" else "lower right",
+                      ncol=2 if len(ax.get_legend_handles_labels()[0]) > 8 else 1)
+        fig.suptitle(title, fontsize=10)
+        fig.tight_layout()
+        figures[name] = fig
+    scaling = scaling_figure(plt, points, curves, title)
+    if scaling is not None:
+        figures["scaling.png"] = scaling
+    return figures
 
-    # busbw vs size, with the link bound of the same run as a dashed line of the same colour.
-    fig, axes = plt.subplots(1, len(collectives), figsize=(7 * len(collectives), 4.8), squeeze=False)
-    for ax, collective in zip(axes[0], collectives):
-        for c, (key, pts) in enumerate((k, v) for k, v in curves.items() if k[0] == collective):
-            x = [p["bytes"] for p in pts]
-            color = colors[c % len(colors)]
-            ax.plot(x, [p["busbw_GBps"] for p in pts], "o-", color=color, label=curve_label(key, False))
-            ax.plot(x, [p["bound_busbw_GBps"] for p in pts], "--", color=color, alpha=0.6,
-                    label=f"link bound ({curve_label(key, False)})")
-        ax.set_xscale("log", base=2)
-        ax.xaxis.set_major_formatter(FuncFormatter(size_label))
-        ax.set_xlabel("message size (bytes)")
-        ax.set_ylabel("busbw (GB/s, 1e9 B/s)")
-        ax.set_title(f"{collective}: bus bandwidth vs size")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    written.append(save(fig, plt, directory, "busbw_vs_size.png"))
 
-    # latency vs size, log-log
-    fig, axes = plt.subplots(1, len(collectives), figsize=(7 * len(collectives), 4.8), squeeze=False)
-    for ax, collective in zip(axes[0], collectives):
-        for key, pts in ((k, v) for k, v in curves.items() if k[0] == collective):
-            ax.plot([p["bytes"] for p in pts], [p["t_avg_us"] for p in pts], "o-", label=curve_label(key, False))
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.xaxis.set_major_formatter(FuncFormatter(size_label))
-        ax.set_xlabel("message size (bytes)")
-        ax.set_ylabel("latency, mean over ranks (us)")
-        ax.set_title(f"{collective}: latency vs size")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    written.append(save(fig, plt, directory, "latency_vs_size.png"))
+def scaling_figure(plt, points, curves, title):
+    """busbw at the largest size every N shares, latency at the smallest; None with a single N."""
+    if len({p["world_size"] for p in points}) < 2:
+        return None
+    from matplotlib.ticker import MaxNLocator
 
-    # scaling with world size: busbw at the largest common size, latency at the smallest
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5))
     plotted = False
     for collective, algorithm, nhosts in OrderedDict.fromkeys((k[0], k[1], k[3]) for k in curves):
         mine = [p for p in points if (p["collective"], p["algorithm"], p["hosts"]) == (collective, algorithm, nhosts)]
@@ -333,29 +482,35 @@ def plot_measurements(plt, points, directory):
         for p in mine:
             by_n.setdefault(p["world_size"], {})[p["bytes"]] = p
         common = set.intersection(*(set(v) for v in by_n.values()))
-        if not common:
+        if not common or len(by_n) < 2:
             continue
         ns = sorted(by_n)
         large, small = max(common), min(common)
         label = f"{collective} {algorithm}" + (f" ({nhosts} hosts)" if nhosts > 1 else "")
-        left.plot(ns, [by_n[n][large]["busbw_GBps"] for n in ns], "o-", label=f"{label} at {size_label(large)}B")
-        right.plot(ns, [by_n[n][small]["t_avg_us"] for n in ns], "o-", label=f"{label} at {size_label(small)}B")
+        left.plot(ns, [by_n[n][large]["busbw_GBps"] for n in ns], "o-", label=f"{label} at {size_label(large)}")
+        right.plot(ns, [latency_us(by_n[n][small]) for n in ns], "o-", label=f"{label} at {size_label(small)}")
         plotted = True
-    if plotted:
-        left.set_xlabel("world size N (ranks)")
-        left.set_ylabel("busbw (GB/s)")
-        left.set_title("scaling: bus bandwidth at the largest size")
-        right.set_xlabel("world size N (ranks)")
-        right.set_ylabel("latency (us)")
-        right.set_title("scaling: latency at the smallest size")
-        for ax in (left, right):
-            ax.grid(True, alpha=0.3)
-            ax.legend(fontsize=7)
-        fig.tight_layout()
-        written.append(save(fig, plt, directory, "scaling.png"))
-    else:
+    if not plotted:
         plt.close(fig)
-    return written
+        return None
+    left.set_ylabel("busbw (GB/s = 1e9 B/s)")
+    left.set_ylim(bottom=0)
+    left.set_title("scaling: bus bandwidth at the largest size")
+    right.set_ylabel("latency per call (us)")
+    right.set_ylim(bottom=0)
+    right.set_title("scaling: latency at the smallest size")
+    for ax in (left, right):
+        ax.set_xlabel("world size N (ranks)")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7.5)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_measurements(plt, points, runs, directory):
+    return [save(fig, plt, directory, name) for name, fig in measurement_figures(plt, points, runs).items()]
 
 
 def plot_model(plt, tables, directory):
@@ -363,8 +518,6 @@ def plot_model(plt, tables, directory):
     collectives = tables.get("/model/collectives")
     if collectives is not None and len(collectives) and has(collectives, "cluster", "op", "algorithm", "bytes",
                                                             "busbw_GBps"):
-        from matplotlib.ticker import FuncFormatter
-
         groups = OrderedDict.fromkeys(zip(collectives["cluster"], collectives["op"]))
         fig, axes = plt.subplots(1, len(groups), figsize=(6.5 * len(groups), 4.5), squeeze=False)
         for ax, (cluster, op) in zip(axes[0], groups):
@@ -378,9 +531,8 @@ def plot_model(plt, tables, directory):
                 x = sel["bytes"][mask].astype(float)
                 order = np.argsort(x)
                 ax.plot(x[order], sel["busbw_GBps"][mask].astype(float)[order], "o-", label=algorithm)
-            ax.set_xscale("log", base=2)
-            ax.xaxis.set_major_formatter(FuncFormatter(size_label))
-            ax.set_xlabel("message size (bytes)")
+            size_axis(ax, [float(v) for v in sel["bytes"]])
+            ax.set_xlabel("message size (binary units: 1 KiB = 1024 B)")
             ax.set_ylabel("modelled busbw (GB/s)")
             ax.set_title(f"model: {op} on {cluster}")
             ax.grid(True, which="both", alpha=0.3)
@@ -446,9 +598,9 @@ def main(argv=None):
     parser.add_argument("--algorithm", action="append", help="only this algorithm (repeatable)")
     args = parser.parse_args(argv)
 
-    missing = [p for p in args.files if not os.path.isfile(p)]
-    if missing:
-        print(f"ringbench-analyze: error: no such file: {', '.join(missing)}", file=sys.stderr)
+    problems = [problem for problem in map(input_problem, args.files) if problem]
+    if problems:
+        print(f"ringbench-analyze: error: {'; '.join(problems)}", file=sys.stderr)
         return 2
     try:
         tables = load(args.files)
@@ -499,7 +651,7 @@ def main(argv=None):
         import matplotlib.pyplot as plt
 
         os.makedirs(args.plots, exist_ok=True)
-        written = plot_measurements(plt, points, args.plots) + plot_model(plt, tables, args.plots)
+        written = plot_measurements(plt, points, runs, args.plots) + plot_model(plt, tables, args.plots)
         print(f"# plots: {', '.join(os.path.basename(p) for p in written)} in {args.plots}", file=out)
     return 0
 

@@ -3,8 +3,9 @@
     check_analysis.py STDOUT_FILE DIR --world-size N [N ...] [--model] [--hosts K]
 
 Tables must hold a row per (world size, size) with positive busbw and latency, the byte formula
-ok and verification passed; CSV files must parse with the expected columns; each PNG must exist,
-decode, be larger than a few KB and not be blank (many distinct colours).
+ok and verification passed; CSV files must parse with the HDF5 files' column names, efficiency a
+fraction; each PNG must exist, decode, be larger than a few kB and not be blank (many distinct
+colours).
 """
 
 import argparse
@@ -46,28 +47,31 @@ def main():
     table = rows("allreduce_ring.csv")
     sizes_by_n = {}
     for r in table:
-        n = int(r["N"])
-        sizes_by_n.setdefault(n, set()).add(int(r["size_B"]))
-        if int(r["hosts"]) != a.hosts:
-            problems.append(f"allreduce_ring.csv: hosts {r['hosts']}, expected {a.hosts}")
-        if r["formula"] != "ok" or r["verified"] not in ("1", "True"):
-            problems.append(f"allreduce_ring.csv: N={n} size {r['size_B']}: formula {r['formula']}, verified {r['verified']}")
+        n = int(r["world_size"])
+        where = f"allreduce_ring.csv: N={n} size {r['bytes']}"
+        sizes_by_n.setdefault(n, set()).add(int(r["bytes"]))
+        if int(r["host_count"]) != a.hosts:
+            problems.append(f"allreduce_ring.csv: host_count {r['host_count']}, expected {a.hosts}")
+        if r["formula_ok"] != "1" or r["verified"] != "1":
+            problems.append(f"{where}: formula_ok {r['formula_ok']}, verified {r['verified']}")
         if not float(r["t_avg_us"]) > 0 or not float(r["busbw_GBps"]) > 0:
-            problems.append(f"allreduce_ring.csv: N={n} size {r['size_B']}: non-positive latency or busbw")
+            problems.append(f"{where}: non-positive latency or busbw")
+        if r["efficiency"] and not 0 < float(r["efficiency"]) <= 1.5:
+            problems.append(f"{where}: efficiency {r['efficiency']} is not a fraction")
         if n > 1 and not 0.99 <= float(r["sent_over_bound"]) <= 2.0:
-            problems.append(f"allreduce_ring.csv: N={n} size {r['size_B']}: sent/bound {r['sent_over_bound']}")
+            problems.append(f"{where}: sent/bound {r['sent_over_bound']}")
     if sorted(sizes_by_n) != sorted(a.world_size):
         problems.append(f"allreduce_ring.csv: world sizes {sorted(sizes_by_n)}, expected {sorted(a.world_size)}")
     for n, sizes in sizes_by_n.items():
         if len(sizes) < 5:
             problems.append(f"allreduce_ring.csv: only {len(sizes)} sizes at N={n}")
     scaling = rows("scaling.csv")
-    if sorted(int(r["N"]) for r in scaling) != sorted(a.world_size):
-        problems.append(f"scaling.csv: world sizes {[r['N'] for r in scaling]}")
+    if sorted(int(r["world_size"]) for r in scaling) != sorted(a.world_size):
+        problems.append(f"scaling.csv: world sizes {[r['world_size'] for r in scaling]}")
     raw = rows("raw_results.csv")
     if len(raw) < len(table):
         problems.append(f"raw_results.csv: {len(raw)} rows for {len(table)} summary rows")
-    pngs = ["busbw_vs_size.png", "latency_vs_size.png", "scaling.png"]
+    pngs = ["busbw_vs_size.png", "latency_vs_size.png"] + (["scaling.png"] if len(a.world_size) > 1 else [])
     if a.model:
         pngs += ["model_placements.png", "model_collectives.png"]
         if not rows("model_best_placements.csv"):
@@ -78,7 +82,8 @@ def main():
             problems.append(f"{name}: missing or under 10 kB")
             continue
         image = mpimg.imread(path)
-        colours = len(np.unique(image.reshape(-1, image.shape[-1]), axis=0))
+        pixels = (image.reshape(-1, image.shape[-1]) * 255).astype(np.uint64)
+        colours = len(np.unique(sum(pixels[:, i] << np.uint64(8 * i) for i in range(pixels.shape[1]))))
         if image.shape[0] < 300 or image.shape[1] < 400 or colours < 50:
             problems.append(f"{name}: {image.shape[1]}x{image.shape[0]} with {colours} colours looks empty")
     for problem in problems:
