@@ -1,5 +1,5 @@
 # Shared by the slurm/*.sbatch scripts (sourced, not run). Everything site-specific comes from the
-# environment or sbatch options, never from this file:
+# environment, the site hook or sbatch options, never from this file:
 #   RINGBENCH_BIN, TOPOMODEL_BIN  the executables (default: $RINGBENCH_ROOT/build/bin/..., then PATH)
 #   RINGBENCH_ROOT                the checkout (default: found from the submitted script's path)
 #   RINGBENCH_RESULTS_DIR         where HDF5 files go (default: $SLURM_SUBMIT_DIR/results)
@@ -7,9 +7,13 @@
 #   RINGBENCH_ARGS                extra ringbench options for every run (e.g. "--iface ib")
 #   RINGBENCH_MPI_SHM             1: let Open MPI use shared memory for the `mpi` rows (default: its
 #                                 TCP, the wire ringbench's own rows use; OMPI_MCA_pml/btl you set win)
-# Partition, account, time limit, --overcommit and module loads are the user's: sbatch options on
-# the command line (sbatch -p PART -A ACCT -O ...) and `module load` before submitting (sbatch
-# exports the submitting environment by default).
+#   RINGBENCH_SITE_SETUP          a file sourced at the start of every job (module load lines, PATH)
+#   RINGBENCH_SOCKET_IFNAME       ringbench's interface choice (NCCL_SOCKET_IFNAME syntax), handed to
+#                                 every rank like every other RINGBENCH_* variable
+# Partition, account, time limit, --overcommit and --exclusive are the user's: sbatch options on the
+# command line (sbatch -p PART -A ACCT -O ...). Under sbatch --export=NONE nothing above arrives
+# from the submitting shell: slurm/submit-sweep.sh writes them into a settings file the job reads
+# (rb_setup), and the site hook re-creates the rest (see docs/slurm.md, "Running on a real cluster").
 
 rb_die() {
   echo "ringbench-slurm: error: $*" >&2
@@ -47,6 +51,42 @@ rb_results_dir() {
 # Open MPI refuses root without these; only set when we are root (test machines, containers).
 if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 
+# rb_setup [SETTINGS_FILE]: the job's environment, re-established without the submitting shell's:
+# the settings slurm/submit-sweep.sh wrote (if given), then the site hook, then steps that inherit
+# the job's environment. Every batch script calls it before it looks for a program.
+rb_setup() {
+  [ -z "${1:-}" ] || rb_load_settings "$1"
+  rb_site_setup
+  # sbatch --export=NONE leaves SLURM_EXPORT_ENV=NONE in the job, and every srun (and mpirun's
+  # srun of its daemons) would start its tasks with an empty environment: no PATH, no modules,
+  # no RINGBENCH_*. The job's environment is the clean one that NONE asked for: hand it on.
+  export SLURM_EXPORT_ENV=ALL
+}
+
+rb_load_settings() {  # rb_load_settings FILE: `export NAME=VALUE` lines written by submit-sweep.sh
+  local file=$1
+  [ -r "$file" ] || rb_die "settings file $file (from slurm/submit-sweep.sh) is not readable on $(hostname): is the submit directory on a shared filesystem?"
+  # shellcheck disable=SC1090  # written by submit-sweep.sh with printf %q
+  source "$file"
+  rb_note "settings from the submit: $(sed -n 's/^export //p' "$file" | paste -sd ' ' -)"
+}
+
+# RINGBENCH_SITE_SETUP: a file of `module load ...` lines (or PATH, LD_LIBRARY_PATH, OMPI_MCA_*,
+# RINGBENCH_SOCKET_IFNAME) that every job sources first, so jobs work where sites submit with
+# --export=NONE or where compute nodes need modules the login shell had.
+rb_site_setup() {
+  local hook=${RINGBENCH_SITE_SETUP:-} status=0
+  [ -n "$hook" ] || return 0
+  [ -r "$hook" ] || rb_die "RINGBENCH_SITE_SETUP=$hook is not a readable file on $(hostname): it must be on a filesystem the compute nodes see"
+  rb_note "site setup: sourcing $hook"
+  # Module systems read unset variables and return non-zero from helpers: not our strict mode.
+  set +eu +o pipefail
+  # shellcheck disable=SC1090  # the site's own file
+  source "$hook" || status=$?
+  set -euo pipefail
+  [ "$status" = 0 ] || rb_die "site setup $hook failed (status $status): a module load that failed?"
+}
+
 rb_check_world() {  # rb_check_world RANKS [MIN_NODES]
   local ranks=$1 min_nodes=${2:-1}
   [[ $ranks =~ ^[1-9][0-9]*$ ]] || rb_die "world size '$ranks' is not a positive number"
@@ -59,13 +99,38 @@ rb_check_world() {  # rb_check_world RANKS [MIN_NODES]
     rb_die "this script measures between nodes but the job has ${SLURM_JOB_NUM_NODES:-1} node(s): submit with -N $min_nodes or more"
 }
 
-# Prints each rank's host and IPv4 interfaces, as the launcher will place them.
+# Prints what the job got: its nodes and whether it has them to itself, an array's throttle, and
+# each rank's host and IPv4 interfaces as the launcher will place them (with the interface choice
+# each rank received, when one was given).
 rb_show_placement() {  # rb_show_placement RANKS
   local ranks=$1
   rb_note "job $SLURM_JOB_ID: ${SLURM_JOB_NUM_NODES:-1} node(s) [${SLURM_JOB_NODELIST:-?}], $ranks rank(s), launcher ${RINGBENCH_LAUNCHER:-srun}"
+  rb_show_sharing
+  [ -z "${RINGBENCH_SOCKET_IFNAME:-}" ] || rb_note "interface choice for every rank: RINGBENCH_SOCKET_IFNAME=$RINGBENCH_SOCKET_IFNAME"
   srun --mpi=none --ntasks="$ranks" --kill-on-bad-exit=1 bash -c \
-    'printf "# rank %s on %s: %s\n" "$SLURM_PROCID" "$(hostname)" "$(ip -o -4 addr show 2>/dev/null | awk "{print \$2 \"=\" \$4}" | paste -sd " " -)"' |
+    'printf "# rank %s on %s: %s%s\n" "$SLURM_PROCID" "$(hostname)" "$(ip -o -4 addr show 2>/dev/null | awk "{print \$2 \"=\" \$4}" | paste -sd " " -)" \
+       "${RINGBENCH_SOCKET_IFNAME:+ RINGBENCH_SOCKET_IFNAME=$RINGBENCH_SOCKET_IFNAME}"' |
     sort -t' ' -k3,3n
+}
+
+# Whether other jobs may share this job's nodes (a benchmark wants them quiet: sbatch --exclusive)
+# and, for an array task, how many tasks of its array may run at once: as Slurm recorded them.
+rb_show_sharing() {
+  local record shared throttle
+  record=$(scontrol show job "$SLURM_JOB_ID" 2>/dev/null || true)
+  shared=$(sed -n 's/.*OverSubscribe=\([A-Z:]*\).*/\1/p' <<< "$record" | head -1)
+  if [ "$shared" = NO ]; then
+    rb_note "nodes: exclusive (no other job shares them)"
+  else
+    rb_note "nodes: may be shared with other jobs (OverSubscribe=${shared:-?}; submit with --exclusive for quiet nodes)"
+  fi
+  [ -n "${SLURM_ARRAY_JOB_ID:-}" ] || return 0
+  throttle=$(sed -n 's/.*ArrayTaskThrottle=\([0-9]*\).*/\1/p' <<< "$record" | head -1)
+  if [ -n "$throttle" ] && [ "$throttle" -gt 0 ]; then
+    rb_note "array $SLURM_ARRAY_JOB_ID: at most $throttle task(s) at once (throttle %$throttle)"
+  else
+    rb_note "array $SLURM_ARRAY_JOB_ID: no throttle (all tasks may run at once)"
+  fi
 }
 
 # The `mpi` rows over Open MPI's TCP, like ringbench's own rows, unless asked otherwise. Both
@@ -91,12 +156,16 @@ rb_launch() {  # rb_launch RANKS PROGRAM ARGS...
       srun --mpi=list 2>&1 | grep -qw pmix ||
         rb_die "this Slurm has no pmix MPI plugin (srun --mpi=list): submit with RINGBENCH_LAUNCHER=mpirun"
       rb_note "launch: srun --mpi=pmix --ntasks=$ranks $*"
-      srun --mpi=pmix --ntasks="$ranks" --kill-on-bad-exit=1 "$@"
+      srun --mpi=pmix --ntasks="$ranks" --kill-on-bad-exit=1 --export=ALL "$@"
       ;;
     mpirun)
       command -v mpirun >/dev/null || rb_die "RINGBENCH_LAUNCHER=mpirun but no mpirun on PATH (module load an MPI?)"
-      rb_note "launch: mpirun -np $ranks $*"
-      mpirun -np "$ranks" "$@"
+      # Under Slurm mpirun starts its daemons with srun, which hands them the job's environment;
+      # -x says it for ringbench's own variables anyway (RINGBENCH_SOCKET_IFNAME, RINGBENCH_DEBUG...).
+      local forward=() name
+      for name in $(compgen -e | grep '^RINGBENCH_' || true); do forward+=(-x "$name"); done
+      rb_note "launch: mpirun -np $ranks ${forward[*]} $*"
+      mpirun -np "$ranks" "${forward[@]}" "$@"
       ;;
     *) rb_die "RINGBENCH_LAUNCHER=${RINGBENCH_LAUNCHER}: expected srun or mpirun" ;;
   esac

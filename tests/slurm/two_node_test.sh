@@ -3,7 +3,9 @@
 # "h2" in their own network and UTS namespaces on a bridge, each link shaped to 1gbit. Submits
 # slurm/ringbench-multi.sbatch (sbatch -N 2 --ntasks-per-node=2) with srun --mpi=pmix and with
 # the mpirun fallback; ringbench must see 2 hosts and choose eth0 by itself. Then the straggler:
-# h2's link shaped to 250mbit, and the ring's busbw must drop to the slow link's pace.
+# h2's link shaped to 250mbit, and the ring's busbw must drop to the slow link's pace. Last, a
+# sweep over 1 and 2 nodes through slurm/submit-sweep.sh with --exclusive, --throttle 1, sbatch
+# --export=NONE and a site hook.
 #   two_node_test.sh RINGBENCH WORKDIR
 self=$(readlink -f "${BASH_SOURCE[0]}")
 source "$(dirname "$self")/slurm_test_lib.sh"
@@ -48,4 +50,39 @@ step "analysis of the two-node runs"
 "$root/scripts/ringbench-analyze" --csv analysis --plots analysis "$fast_file" > analysis.txt
 "$python" "$root/tests/scripts/check_analysis.py" analysis.txt analysis --world-size 4 --hosts 2
 grep -v '^#' analysis.txt | sed -n 1,3p
+
+step "node-count sweep (1 and 2 nodes): --exclusive, --throttle 1, sbatch --export=NONE, a site hook"
+# The hook is all the job gets from outside under --export=NONE (with the RINGBENCH_* settings
+# submit-sweep.sh writes): it must run, in an environment without this shell's variables, and
+# the interface choice it exports must reach every rank of every srun step.
+export LEAK_CHECK=this-shell
+cat > site-hook.sh <<'HOOK'
+# A test site hook: where a site would `module load openmpi`.
+export RINGBENCH_SOCKET_IFNAME=eth0
+echo "# test site hook on $(hostname): marker hook-ran, submit shell's LEAK_CHECK=${LEAK_CHECK:-absent}"
+HOOK
+cat > nodes.table <<'TABLE'
+# collective algorithms nodes ranks sizes options
+allreduce    ring       1     2     8:256K -i 5 -x 1 --max-time 0.2
+allreduce    ring       1     2     8:256K -i 5 -x 1 --max-time 0.2 -d float64
+allreduce    ring       2     2     8:256K -i 5 -x 1 --max-time 0.2
+allreduce    ring       2     4     8:256K -i 5 -x 1 --max-time 0.2
+TABLE
+RINGBENCH_SITE_SETUP=$PWD/site-hook.sh "$root/slurm/submit-sweep.sh" --wait --exclusive --throttle 1 nodes.table \
+  --export=NONE | tee nodes.txt
+sweep=$(sed -n 's/^sweep \([0-9]*\):.*/\1/p' nodes.txt)
+[ "$(grep -c '^array job ' nodes.txt)" = 3 ] || fail "expected one array per (nodes, ranks) group, 3 in all"
+first_array_logs=(logs/ringbench-sweep_"${sweep}"_*.out)
+[ ${#first_array_logs[@]} = 2 ] || fail "the (1 node, 2 ranks) array did not run rows 0 and 1: ${first_array_logs[*]}"
+for log in logs/ringbench-sweep_*.out; do
+  grep -q '^# test site hook on h[12]: marker hook-ran, submit shell.s LEAK_CHECK=absent' "$log" ||
+    fail "$log: the site hook did not run, or ran with the submitting shell's environment"
+  grep -q '^# nodes: exclusive' "$log" || fail "$log: the task's nodes were not exclusive"
+  grep -q '^# array [0-9]*: at most 1 task(s) at once (throttle %1)' "$log" || fail "$log: no throttle %1"
+  ranks=$(sed -n 's/^# sweep .*, \([0-9]*\) ranks, sizes.*/\1/p' "$log")
+  [ "$(grep -c '^# rank [0-9]* on h[12]: .* RINGBENCH_SOCKET_IFNAME=eth0$' "$log")" = "$ranks" ] ||
+    fail "$log: RINGBENCH_SOCKET_IFNAME from the hook did not reach all $ranks ranks"
+done
+sed -n '1,12s/^/    | /p' "${first_array_logs[0]}"
+"$python" "$(dirname "$self")/check_node_sweep.py" "results/sweep_${sweep}.h5" 1x2 1x2 2x2 2x4
 echo PASS
