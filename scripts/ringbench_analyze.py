@@ -316,8 +316,8 @@ def number_label(value, _pos=None):
 
 def size_axis(ax, sizes):
     """A log2 axis of message sizes: a labelled tick at every power of 2, or every 2nd, 4th, ... power
-    so that at most 12 show, all in binary units."""
-    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+    so that at most 12 show (the others unlabelled), all in binary units."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
     ax.set_xscale("log", base=2)
     low, high = (int(math.floor(math.log2(min(sizes)))), int(math.ceil(math.log2(max(sizes))))) if sizes else (0, 1)
@@ -325,7 +325,8 @@ def size_axis(ax, sizes):
     while (high - low) // stride + 1 > 12:
         stride *= 2
     ax.xaxis.set_major_locator(FixedLocator([2.0 ** k for k in range(low - low % stride, high + 1, stride)]))
-    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_locator(FixedLocator([2.0 ** k for k in range(low, high + 1) if k % stride]))
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.xaxis.set_major_formatter(FuncFormatter(size_label))
     ax.set_xlim(2.0 ** low / 1.2, 2.0 ** high * 1.2)
     ax.tick_params(axis="x", labelsize=8)
@@ -398,8 +399,8 @@ def figure_title(points, runs):
         hosts = f"{'/'.join(map(str, counts))} hosts"
     dates = sorted(d for d in dates if d)
     when = dates[0] if len(dates) == 1 else (f"{dates[0]} to {dates[-1]}" if dates else "undated")
-    return (f"ringbench: N={','.join(map(str, ns))} on {hosts}, {', '.join(dtypes)}, {when} "
-            f"({plural(len(run_ids), 'run')}, medians over runs)")
+    runs_text = "1 run" if len(run_ids) == 1 else f"medians over {len(run_ids)} runs"
+    return f"ringbench: N={','.join(map(str, ns))} on {hosts}, {', '.join(dtypes)}, {when} ({runs_text})"
 
 
 def link_bounds(points):
@@ -419,6 +420,12 @@ def latency_us(point):
     return point["t_median_us"] if math.isfinite(point["t_median_us"]) else point["t_avg_us"]
 
 
+# Curve colours: matplotlib's tab10 without its grey, which is the link bound's; past nine curves
+# the colours repeat with another marker.
+COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf"]
+MARKERS = ["o", "s", "^", "D"]
+
+
 def measurement_figures(plt, points, runs):
     """{file name: figure} for the measured rows: busbw and latency vs size (one panel per
     collective), and scaling with world size when several N share sizes."""
@@ -428,17 +435,17 @@ def measurement_figures(plt, points, runs):
     collectives = list(OrderedDict.fromkeys(k[0] for k in curves))
     shared = shared_parts(points)
     title = figure_title(points, runs)
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     dashes = [(5, 3), (2, 2), (8, 3, 2, 3), (1, 1)]
     figures = {}
     for name, what in (("busbw_vs_size.png", "busbw"), ("latency_vs_size.png", "latency")):
-        fig, axes = plt.subplots(1, len(collectives), figsize=(8.5 * len(collectives), 5.2), squeeze=False)
+        fig, axes = plt.subplots(1, len(collectives), figsize=(9.5 * len(collectives), 5.2), squeeze=False)
         for ax, collective in zip(axes[0], collectives):
             mine = [(k, v) for k, v in curves.items() if k[0] == collective]
             for c, (key, pts) in enumerate(mine):
                 label = " ".join(x for x in (key[1], config_label(*key[2:], shared)) if x)
                 y = [p["busbw_GBps"] if what == "busbw" else latency_us(p) for p in pts]
-                ax.plot([p["bytes"] for p in pts], y, "o-", ms=3.5, lw=1.4, color=colors[c % len(colors)], label=label)
+                ax.plot([p["bytes"] for p in pts], y, "-", marker=MARKERS[c // len(COLOURS) % len(MARKERS)], ms=3.5,
+                        lw=1.4, color=COLOURS[c % len(COLOURS)], label=label)
             if what == "busbw":
                 for d, ((_, n, nhosts, dtype), bound) in enumerate((k, v) for k, v in link_bounds(points).items()
                                                                      if k[0] == collective):
@@ -457,8 +464,7 @@ def measurement_figures(plt, points, runs):
             ax.set_xlabel("message size (binary units: 1 KiB = 1024 B)")
             ax.grid(True, which="major", alpha=0.35)
             ax.grid(True, which="minor", alpha=0.12)
-            ax.legend(fontsize=7.5, loc="upper left" if what == "busbw" else "lower right",
-                      ncol=2 if len(ax.get_legend_handles_labels()[0]) > 8 else 1)
+            outside_legend(ax)
         fig.suptitle(title, fontsize=10)
         fig.tight_layout()
         figures[name] = fig
@@ -468,13 +474,18 @@ def measurement_figures(plt, points, runs):
     return figures
 
 
+def outside_legend(ax):
+    """The legend right of the plot, where it hides no curve however the data fall."""
+    ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+
+
 def scaling_figure(plt, points, curves, title):
     """busbw at the largest size every N shares, latency at the smallest; None with a single N."""
     if len({p["world_size"] for p in points}) < 2:
         return None
     from matplotlib.ticker import MaxNLocator
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(16, 5))
     plotted = False
     for collective, algorithm, nhosts in OrderedDict.fromkeys((k[0], k[1], k[3]) for k in curves):
         mine = [p for p in points if (p["collective"], p["algorithm"], p["hosts"]) == (collective, algorithm, nhosts)]
@@ -503,7 +514,7 @@ def scaling_figure(plt, points, curves, title):
         ax.set_xlabel("world size N (ranks)")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7.5)
+        outside_legend(ax)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     return fig

@@ -338,14 +338,13 @@ def test_labels_leave_out_what_every_curve_shares(tmp_path):
     assert sorted(made) == ["busbw_vs_size.png", "latency_vs_size.png"]  # one N: no scaling plot
     fig = made["busbw_vs_size.png"]
     assert labels(fig.axes[0].get_legend().get_texts()) == ["ring", "tree", "link bound"]
-    assert fig._suptitle.get_text() == ("ringbench: N=2 on 1 host (nodeA), float32, 2026-03-04 (1 run, medians over "
-                                        "runs)")
+    assert fig._suptitle.get_text() == "ringbench: N=2 on 1 host (nodeA), float32, 2026-03-04 (1 run)"
     plt.close("all")
 
 
 def test_title_says_world_sizes_hosts_dtype_dates_and_runs(figures):
     title = figures["busbw_vs_size.png"]._suptitle.get_text()
-    assert title == "ringbench: N=2,3,4 on 1/2 hosts, float32, 2025-01-01 (5 runs, medians over runs)"
+    assert title == "ringbench: N=2,3,4 on 1/2 hosts, float32, 2025-01-01 (medians over 5 runs)"
     assert figures["scaling.png"]._suptitle.get_text() == title
 
 
