@@ -287,3 +287,15 @@ def test_load_frame_of_a_real_schema_1_file(scripts_dir):
     assert set(frame["exit_status"]) == {"ok"} and frame["interface"].iloc[0] == "lo (127.0.0.1)"
     # Alone, a file keeps its own layout: widening goes to the newest layout among the inputs.
     assert "t_median_us" not in frame and "t_avg_us" in frame
+
+
+def test_the_scripts_know_the_version_ringbench_writes(scripts_dir):
+    """ringbench's schema version (bench/results/results_file.h) must be one the scripts read: a
+    bump there without one here would make every new file unreadable to them."""
+    import re
+
+    header = (scripts_dir.parent / "bench" / "results" / "results_file.h").read_text()
+    written = int(re.search(r"kSchemaVersion = (\d+);", header).group(1))
+    assert written == rr.NEWEST_SCHEMA, (f"ringbench writes schema {written}, the scripts know up to "
+                                         f"{rr.NEWEST_SCHEMA}: raise NEWEST_SCHEMA in scripts/ringbench_results.py "
+                                         "(and ADDED_COLUMNS in tests/python/results_factory.py)")

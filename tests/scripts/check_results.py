@@ -11,8 +11,13 @@ for its world size with formula_ok and verified set, and the options' expectatio
 import argparse
 import sys
 
+import os
+
 import h5py
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from ringbench_results import NEWEST_SCHEMA  # noqa: E402  (the version ringbench writes)
 
 
 def text(v):
@@ -31,8 +36,8 @@ def main():
     a = p.parse_args()
     problems = []
     with h5py.File(a.file, "r") as f:
-        if int(f.attrs.get("ringbench_schema_version", -1)) != 2:
-            problems.append("schema version attribute missing or not 2 (what this ringbench writes)")
+        if int(f.attrs.get("ringbench_schema_version", -1)) != NEWEST_SCHEMA:
+            problems.append(f"schema version attribute missing or not {NEWEST_SCHEMA} (what this ringbench writes)")
         if a.model:
             for table in ("model/placements", "model/collectives", "model/runs"):
                 if table not in f or len(f[table]) == 0:
