@@ -1,11 +1,11 @@
 // commit() and check_writable(): the crash-consistency scheme described in results_file.h.
 //
-//   lock "<file>.lock"  ->  copy <file> to "<file>.tmp.<pid>"  ->  open the copy, run the body,
-//   close it  ->  fsync the copy  ->  rename it over <file>  ->  fsync the directory  ->  unlock
-//
-// A kill before the rename leaves the original untouched (plus a stale copy, which the next
-// commit removes); the rename is atomic, so a kill after it leaves the complete new file. The
-// directory fsync makes the rename itself survive a power loss.
+// An existing file is changed in place, at a cost that does not grow with the file:
+//   lock "<file>.lock"  ->  restore a commit a killed writer left half done ("<file>.undo")  ->
+//   open the file through the buffered driver, run the body, close it (every write stays in
+//   memory)  ->  apply_in_place(): seal the undo log, write, fsync, remove the log  ->  unlock
+// A new file is created as "<file>.tmp.<pid>", fsynced and renamed into place, so a kill leaves
+// no file or a complete one.
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -16,11 +16,13 @@
 #include <string>
 #include <system_error>
 
+#include "results/buffered_driver.h"
 #include "results/file_lock.h"
 #include "results/hdf5_file.h"
 #include "results/hdf5_handle.h"
 #include "results/results_file.h"
 #include "results/table_io.h"
+#include "results/undo_log.h"
 #include "transport/fd.h"
 
 namespace ringbench::results {
@@ -129,6 +131,25 @@ class FileTransaction final : public Transaction {
   const fs::path& shown_;
 };
 
+// A file that does not exist yet: created as a copy beside it, then renamed into place.
+void commit_new_file(const fs::path& file, const std::function<void(Transaction&)>& body) {
+  const std::string context = file_context(file);
+  const fs::path copy = copy_path(file);
+  RemoveOnFailure remove_copy(copy);  // declared before the File, so it runs after H5Fclose
+  File h5 = create_results_file(copy, file);
+  FileTransaction transaction(h5.get(), file);
+  body(transaction);
+  check_status(h5.close(), context, "write the new file");
+  fsync_path(copy, O_RDONLY, file);
+  std::error_code error;
+  fs::rename(copy, file, error);
+  if (error)
+    throw ResultsError(
+        fmt::format("{}: cannot rename '{}' over it: {}", context, copy.string(), error.message()));
+  remove_copy.disarm();
+  fsync_path(directory_of(file), O_RDONLY | O_DIRECTORY, file);
+}
+
 }  // namespace
 
 void commit(const fs::path& file, const std::function<void(Transaction&)>& body,
@@ -137,40 +158,26 @@ void commit(const fs::path& file, const std::function<void(Transaction&)>& body,
   const std::string context = file_context(file);
   require_writable_directory(file);
   const FileLock lock = FileLock::acquire(file, lock_timeout);
+  const CommitMarker marker;  // declared after the lock: gone before the lock is let go
   remove_stale_copies(file);
+  recover_interrupted_commit(file);
 
   std::error_code error;
   const bool exists = fs::exists(file, error);
   if (error) throw ResultsError(fmt::format("{}: cannot stat it: {}", context, error.message()));
-  // Check before copying: a multi-gigabyte file that is not ours should fail at once.
-  if (exists) {
-    require_replaceable_file(file);
-    require_hdf5_signature(file, file);
+  if (!exists) return commit_new_file(file, body);
+  // Check before opening: a multi-gigabyte file that is not ours should fail at once.
+  require_replaceable_file(file);
+  require_hdf5_signature(file, file);
+  DriverSession session;  // declared before the File, which writes into it
+  {
+    File h5 = open_results_file(file, H5F_ACC_RDWR, Sharing::Private, file, &session);
+    FileTransaction transaction(h5.get(), file);
+    body(transaction);  // if it throws, the buffered writes are dropped and the file is unchanged
+    check_status(h5.close(), context, "write the commit's changes");
   }
-
-  const fs::path copy = copy_path(file);
-  RemoveOnFailure remove_copy(copy);  // declared before the File, so it runs after H5Fclose
-  File h5;
-  if (exists) {
-    if (!fs::copy_file(file, copy, fs::copy_options::overwrite_existing, error) || error)
-      throw ResultsError(
-          fmt::format("{}: cannot copy it to '{}': {}", context, copy.string(), error.message()));
-    h5 = open_results_file(copy, H5F_ACC_RDWR, Sharing::Private, file);
-  } else {
-    h5 = create_results_file(copy, file);
-  }
-
-  FileTransaction transaction(h5.get(), file);
-  body(transaction);
-  check_status(h5.close(), context, "write the updated copy");
-
-  fsync_path(copy, O_RDONLY, file);
-  fs::rename(copy, file, error);
-  if (error)
-    throw ResultsError(
-        fmt::format("{}: cannot rename '{}' over it: {}", context, copy.string(), error.message()));
-  remove_copy.disarm();
-  fsync_path(directory_of(file), O_RDONLY | O_DIRECTORY, file);
+  if (!session.closed) throw ResultsError(fmt::format("{}: HDF5 did not close it", context));
+  apply_in_place(file, session.pending);
 }
 
 void check_writable(const fs::path& file) {

@@ -24,10 +24,15 @@ void require_hdf5_signature(const std::filesystem::path& path, const std::filesy
 // keeps commits working on filesystems where HDF5's locking fails (some Lustre and NFS mounts).
 enum class Sharing { Private, Shared };
 
+struct DriverSession;
+
 // Opens an existing results file (flags H5F_ACC_RDONLY or H5F_ACC_RDWR) and checks its schema
 // version attribute. Throws ResultsError for a non-HDF5 file, a missing or different version.
+// With a `session`, through the buffered driver (buffered_driver.h): writes stay in the session,
+// and a reader's session lays a killed commit's undo log over the file. The session must outlive
+// the File.
 File open_results_file(const std::filesystem::path& path, unsigned flags, Sharing sharing,
-                       const std::filesystem::path& shown);
+                       const std::filesystem::path& shown, DriverSession* session = nullptr);
 
 // Creates (truncating) a new, private results file holding only the schema version attribute.
 File create_results_file(const std::filesystem::path& path, const std::filesystem::path& shown);

@@ -8,15 +8,23 @@
 // entry per column. The root attribute `ringbench_schema_version` guards the layout.
 // h5py users read a table in one line: pandas.DataFrame(h5py.File(f)["results"][:]).
 //
-// Crash consistency: HDF5 1.10 can corrupt a file killed mid-write, so commit() never writes the
-// file in place. It takes an exclusive lock (flock on "<file>.lock", waiting a bounded time),
-// copies the file to "<file>.tmp.<pid>", applies the transaction to the copy, closes and fsyncs
-// it, renames it over the original, and fsyncs the directory. A kill at any moment leaves either
-// the old file or the new one, never a half-written one; earlier rows are never rewritten except
+// Crash consistency: HDF5 can corrupt a file killed mid-write, so HDF5 never writes the file
+// itself. commit() takes an exclusive lock (flock on "<file>.lock", waiting a bounded time) and
+// opens an existing file through a driver that keeps every write in memory (buffered_driver.h);
+// when the body is done, the original bytes of the regions those writes touch go to a sealed,
+// fsynced undo log "<file>.undo", the writes go into the file, which is fsynced, and the log is
+// removed (undo_log.h). A kill at any moment leaves either the old file, or the new one, or a torn
+// file with a sealed log that restores the old one: readers (read_table, and
+// scripts/ringbench_results.py) lay the log over the file, the next commit restores it. A new file
+// is created as "<file>.tmp.<pid>" and renamed into place. Earlier rows are never rewritten except
 // by an explicit update_where() of the caller's own run.
 //
-// Thread safety: none needed; only rank 0 writes. Calls block for the copy (proportional to the
-// file's size) and for the lock (at most lock_timeout).
+// Cost: a commit reads and writes only what it changes (the new rows, the tables' indexes and
+// headers) and fsyncs the log, the file and the directory: the same into a 1 GB file as into an
+// empty one (scripts/commit-cost.sh measures it).
+//
+// Thread safety: none needed; only rank 0 writes. Calls block for the lock (at most
+// lock_timeout) and for the fsyncs.
 
 #include <chrono>
 #include <cstdint>
@@ -99,9 +107,10 @@ class Transaction {
 void commit(const std::filesystem::path& file, const std::function<void(Transaction&)>& body,
             std::chrono::milliseconds lock_timeout = std::chrono::seconds(60));
 
-// Checks, without changing anything, that commit() can work on `file`: either it does not exist
-// and its directory is writable, or it is an HDF5 file of this schema version that we can
-// replace. Throws ResultsError otherwise. Executables call this before any long work.
+// Checks that commit() can work on `file`, leaving nothing behind: creates and removes a probe file
+// in its directory and the lock file (when absent), opens an existing file for writing and reads
+// its schema version (not access(), which always passes for root). Throws ResultsError otherwise.
+// Executables call this before any long work.
 void check_writable(const std::filesystem::path& file);
 
 // Reads a whole table (for tests, merging and validation). Throws ResultsError if absent.

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "results/attributes.h"
+#include "results/buffered_driver.h"
 #include "results/hdf5_file.h"
 #include "results/hdf5_types.h"
 #include "results/row_buffer.h"
@@ -281,7 +282,8 @@ size_t TableContents::column(std::string_view name) const {
 
 TableContents read_table(const std::filesystem::path& file, std::string_view table_path) {
   SilenceHdf5Errors silence;
-  File h5 = open_results_file(file, H5F_ACC_RDONLY, Sharing::Shared, file);
+  DriverSession session = reader_session(file);  // declared before the File, which uses it
+  File h5 = open_results_file(file, H5F_ACC_RDONLY, Sharing::Shared, file, &session);
   return read_rows(h5.get(), table_path, file);
 }
 

@@ -2,19 +2,24 @@
 // take turns, and SIGKILL at any moment leaves a readable file with every committed row.
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <cstdio>
 #include <random>
 #include <set>
 #include <thread>
 
 #include "results/results_file.h"
+#include "results/undo_log.h"
 #include "results_test_support.h"
 
 namespace ringbench::results {
@@ -51,7 +56,78 @@ TEST(ResultsCommit, ThrowingBodyLeavesOriginalByteIdentical) {
                std::runtime_error);
   EXPECT_EQ(read_bytes(file), before);
   EXPECT_TRUE(leftover_copies(dir.path()).empty());
+  EXPECT_FALSE(std::filesystem::exists(undo_path(file)));
   EXPECT_EQ(run_ids(file), std::set<std::string>{"kept"});
+}
+
+ino_t inode_of(const std::filesystem::path& file) {
+  struct stat info {};
+  EXPECT_EQ(stat(file.c_str(), &info), 0) << file;
+  return info.st_ino;
+}
+
+// A commit to an existing file changes it in place and leaves only the lock file beside it.
+TEST(ResultsCommit, AppendsInPlaceAndLeavesNoUndoLog) {
+  TempDir dir;
+  const auto file = dir / "r.h5";
+  append(file, sample_table(), {sample_row("a", 0)});
+  const ino_t before = inode_of(file);
+  append(file, sample_table(), {sample_row("b", 0)});
+  EXPECT_EQ(inode_of(file), before) << "the file was replaced, not appended to in place";
+  EXPECT_FALSE(std::filesystem::exists(undo_path(file)));
+  EXPECT_EQ(run_ids(file), (std::set<std::string>{"a", "b"}));
+}
+
+// Leaves `file` as a kill between sealing the undo log and finishing the in-place writes would:
+// its first bytes and its end torn, and a sealed log holding the originals.
+void tear_like_a_killed_commit(const std::filesystem::path& file) {
+  const std::string before = read_bytes(file);
+  UndoImage image{before.size(), {Extent{0, std::vector<std::byte>(512)}}};
+  std::memcpy(image.originals[0].bytes.data(), before.data(), 512);
+  write_sealed_undo(file, image);
+  testing::write_bytes(file, std::string(512, '\xff') + before.substr(512) + std::string(4096, 'x'));
+}
+
+// Readers must see the last complete commit without writing; the next writer must restore it and
+// append after it.
+TEST(ResultsCommit, HalfDoneCommitIsInvisibleToReadersAndRestoredByTheNextWriter) {
+  TempDir dir;
+  const auto file = dir / "r.h5";
+  append(file, sample_table(), {sample_row("kept", 0)});
+  append(file, sample_table("/runs"), {sample_row("kept", 0)});  // the Python reader wants /runs
+  tear_like_a_killed_commit(file);
+  {  // The tear is real: without its log the file does not read.
+    const auto aside = dir / "aside";
+    std::filesystem::rename(undo_path(file), aside);
+    EXPECT_THROW(read_table(file, "/results"), ResultsError);
+    std::filesystem::rename(aside, undo_path(file));
+  }
+  EXPECT_EQ(run_ids(file), std::set<std::string>{"kept"});
+  EXPECT_TRUE(std::filesystem::exists(undo_path(file))) << "a reader must not write";
+#ifdef RINGBENCH_PYTHON
+  const std::string python = fmt::format(
+      "{} -c \"import sys; sys.path.insert(0, '{}'); import ringbench_results as r; "
+      "f = r.open_results('{}'); ids = [x.decode() for x in f['results']['run_id']]; sys.exit(ids != ['kept'])\"",
+      RINGBENCH_PYTHON, RINGBENCH_SCRIPTS, file.string());
+  EXPECT_EQ(std::system(python.c_str()), 0) << python;
+#endif
+  append(file, sample_table(), {sample_row("next", 0)});
+  EXPECT_FALSE(std::filesystem::exists(undo_path(file)));
+  EXPECT_EQ(run_ids(file), (std::set<std::string>{"kept", "next"}));
+}
+
+// A log cut short was never sealed, so its commit had not touched the file: ignored, then removed.
+TEST(ResultsCommit, UnsealedUndoLogIsIgnoredAndRemoved) {
+  TempDir dir;
+  const auto file = dir / "r.h5";
+  append(file, sample_table(), {sample_row("kept", 0)});
+  const std::string before = read_bytes(file);
+  write_sealed_undo(file, UndoImage{1, {Extent{0, std::vector<std::byte>(8)}}});
+  std::filesystem::resize_file(undo_path(file), std::filesystem::file_size(undo_path(file)) - 1);
+  EXPECT_EQ(run_ids(file), std::set<std::string>{"kept"});
+  append(file, sample_table(), {sample_row("next", 0)});
+  EXPECT_FALSE(std::filesystem::exists(undo_path(file)));
+  EXPECT_EQ(run_ids(file), (std::set<std::string>{"kept", "next"}));
 }
 
 TEST(ResultsCommit, ThrowingBodyOnNewFileCreatesNothing) {
@@ -148,13 +224,16 @@ TEST(ResultsCommit, SigkillAtRandomMomentsNeverLosesCommittedRows) {
   std::uniform_int_distribution<int> delay_us(0, 80'000);
 
   std::set<std::string> committed;  // rows whose commit() returned in some child
-  int killed_mid_commit = 0;        // trials whose kill left a copy behind
+  int killed_mid_commit = 0;        // trials whose kill left the commit marker behind
+  const auto marker = dir / "commit-in-progress";
   for (int trial = 0; trial < kTrials; ++trial) {
     int pipe_fds[2];
     ASSERT_EQ(pipe(pipe_fds), 0);
     const int64_t first_id = int64_t{trial} * 1'000'000;
+    std::filesystem::remove(marker);
     const pid_t child = fork_child([&] {
       close(pipe_fds[0]);
+      setenv("RINGBENCH_COMMIT_MARKER", marker.c_str(), 1);
       for (int64_t id = first_id;; ++id) {
         append(file, sample_table(), {sample_row(std::to_string(id), trial)});
         if (write(pipe_fds[1], &id, sizeof id) != sizeof id) _exit(2);
@@ -170,7 +249,7 @@ TEST(ResultsCommit, SigkillAtRandomMomentsNeverLosesCommittedRows) {
     close(pipe_fds[0]);
     for (const int64_t id : ids) committed.insert(std::to_string(id));
 
-    if (!leftover_copies(dir.path()).empty()) ++killed_mid_commit;
+    if (std::filesystem::exists(marker)) ++killed_mid_commit;
     if (!std::filesystem::exists(file)) {
       ASSERT_TRUE(committed.empty()) << "trial " << trial << ": file vanished";
       continue;
@@ -185,12 +264,13 @@ TEST(ResultsCommit, SigkillAtRandomMomentsNeverLosesCommittedRows) {
 
   // The child spends nearly all its time inside commit(), so this fails only if the test stopped
   // testing what it is for.
-  EXPECT_GT(killed_mid_commit, 0) << "no kill landed between copy and rename";
-  std::printf("%d of %d kills left a half-done copy; %zu rows committed\n", killed_mid_commit, kTrials,
-              committed.size());
+  EXPECT_GT(killed_mid_commit, 0) << "no kill landed inside a commit";
+  std::printf("%d of %d kills landed inside a commit (marker left behind); %zu rows committed\n", killed_mid_commit,
+              kTrials, committed.size());
 
   append(file, sample_table(), {sample_row("final", 0)});
   EXPECT_TRUE(leftover_copies(dir.path()).empty());
+  EXPECT_FALSE(std::filesystem::exists(undo_path(file)));
   EXPECT_EQ(run_ids(file).size(), committed.size() + 1);
 }
 
