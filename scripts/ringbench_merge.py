@@ -7,7 +7,8 @@ files from a sweep's array tasks or from different days never collide, and a run
 inputs (say, MERGED.h5 itself given again as an input) is kept once. If MERGED.h5 exists it is
 merged into, not overwritten. Files of different schema versions merge: the output has the newest
 layout and version among them (older rows get missing values in the newer columns, as ringbench
-gives them when it appends to an older file), so ringbench and topomodel can keep appending to it. Exit status: 0 merged, 2 bad input (named on stderr).
+gives them when it appends to an older file), so ringbench and topomodel can keep appending to it.
+Exit status: 0 merged, 2 bad input (named on stderr).
 """
 
 import argparse

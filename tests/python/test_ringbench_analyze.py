@@ -178,8 +178,8 @@ def test_main_prints_the_tables_and_writes_csv(measured, tmp_path, capsys):
     with open(out / "allreduce_ring.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     # Column names are the HDF5 names wherever the column is one of its columns.
-    assert list(rows[0]) == ["world_size", "host_count", "dtype", "bytes", "runs", "t_avg_us", "t_median_us", "busbw_GBps",
-                             "bound_busbw_GBps", "efficiency", "sent_min_bytes", "sent_max_bytes", "bound_bytes",
+    assert list(rows[0]) == ["world_size", "host_count", "dtype", "bytes", "runs", "t_avg_us", "t_median_us",
+                             "busbw_GBps", "bound_busbw_GBps", "efficiency", "sent_min_bytes", "sent_max_bytes", "bound_bytes",
                              "sent_over_bound", "formula_ok", "verified"]
     with h5py.File(measured["files"][0], "r") as f:
         hdf5_names = set(f["/results"].dtype.names) | set(f["/runs"].dtype.names)

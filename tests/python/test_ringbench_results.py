@@ -2,7 +2,6 @@
 
 import io
 import math
-import os
 
 import h5py
 import numpy as np
