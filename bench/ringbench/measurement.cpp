@@ -83,23 +83,50 @@ stats::StopReason Measurement::close_block(std::span<const stats::CallStamp> blo
   return static_cast<stats::StopReason>(static_cast<int>(decision));
 }
 
-SizeResult Measurement::measure(const Algorithm& algorithm, uint64_t bytes) {
-  SizeResult result = describe_point(algorithm, bytes, comm_.size(), element_size(options_.dtype));
-  if (inputs_.size() < result.bytes) {
-    inputs_.resize(result.bytes);
-    buffer_.resize(result.bytes);
-  }
-  const std::span<std::byte> inputs(inputs_.data(), result.bytes), buffer(buffer_.data(), result.bytes);
-  fill_inputs(inputs, options_.inputs, seed_, options_.op, options_.dtype, comm_.rank(), result.count);
-  const CollectiveCall call{options_.dtype, options_.op, buffer, result.count, 0};
+struct Measurement::Contender {
+  const Algorithm* algorithm = nullptr;
+  SizeResult result;
+  RankSample sample;
+  uint64_t formula = 0;           // the algorithm's payload formula for this rank, worked out once
+  double seconds_in_calls = 0;    // inside the timed calls: this rank's mean
+  double seconds_spent = 0;       // its blocks, decisions included: what --max-time limits
+  bool done = false;
+};
 
-  RankSample sample = time_calls(algorithm, call, inputs, result);
-  if (options_.verify) record_verification(result, call, &sample);
-  if (options_.link_test && comm_.size() > 1) sample.link_us = link_us(result);
-  sample.cpu = cpu_meter_.read();
-  result.ranks = gather_samples(sample);
-  if (comm_.rank() == 0) withhold_interval_if_contended(result);
-  return result;
+SizeResult Measurement::measure(const Algorithm& algorithm, uint64_t bytes) {
+  const Algorithm* const one[] = {&algorithm};
+  return std::move(measure_together(one, bytes).front());
+}
+
+std::vector<SizeResult> Measurement::measure_together(std::span<const Algorithm* const> algorithms, uint64_t bytes) {
+  const size_t esize = element_size(options_.dtype);
+  const SizeResult shape = describe_point(*algorithms.front(), bytes, comm_.size(), esize);
+  if (inputs_.size() < shape.bytes) {
+    inputs_.resize(shape.bytes);
+    buffer_.resize(shape.bytes);
+  }
+  const std::span<std::byte> inputs(inputs_.data(), shape.bytes), buffer(buffer_.data(), shape.bytes);
+  fill_inputs(inputs, options_.inputs, seed_, options_.op, options_.dtype, comm_.rank(), shape.count);
+  const CollectiveCall call{options_.dtype, options_.op, buffer, shape.count, 0};
+
+  std::vector<Contender> contenders(algorithms.size());
+  for (size_t i = 0; i < algorithms.size(); ++i) {
+    contenders[i].algorithm = algorithms[i];
+    contenders[i].result = describe_point(*algorithms[i], bytes, comm_.size(), esize);
+    contenders[i].formula = expected_payload(comm_, *algorithms[i], call);
+    warm_up(contenders[i], call, inputs);
+  }
+  // Turns: one block each; one that stops is finished at once, while the buffer holds its result.
+  for (size_t left = contenders.size(); left > 0;)
+    for (Contender& contender : contenders) {
+      if (contender.done || run_block(contender, call, inputs) == stats::StopReason::keep_going) continue;
+      finish(contender, call, inputs);
+      contender.done = true;
+      --left;
+    }
+  std::vector<SizeResult> results;
+  for (Contender& contender : contenders) results.push_back(std::move(contender.result));
+  return results;
 }
 
 SizeResult Measurement::describe_point(const Algorithm& algorithm, uint64_t bytes, int world, size_t element_bytes) {
@@ -113,57 +140,67 @@ SizeResult Measurement::describe_point(const Algorithm& algorithm, uint64_t byte
   return result;
 }
 
-RankSample Measurement::time_calls(const Algorithm& algorithm, const CollectiveCall& call,
-                                   std::span<const std::byte> inputs, SizeResult& result) {
-  // In place, the inputs are restored outside the timed region; out of place, copying them from
-  // the input buffer to the output buffer is part of the call, as with a separate receive buffer.
-  // Only the call is timed: the formula is worked out once, and the counters are read around it.
-  const uint64_t formula = expected_payload(comm_, algorithm, call);
+void Measurement::prepare(const CollectiveCall& call, std::span<const std::byte> inputs) {
+  if (!options_.out_of_place) std::memcpy(call.buffer.data(), inputs.data(), inputs.size());
+  comm_.barrier();
+}
+
+CountedRun Measurement::counted_call(const Contender& contender, const CollectiveCall& call,
+                                     std::span<const std::byte> inputs) {
+  // Out of place, copying the inputs from the input buffer to the output buffer is part of the
+  // call, as with a separate receive buffer; in place they are restored outside the timed region.
   const auto copy_inputs = [&] { std::memcpy(call.buffer.data(), inputs.data(), inputs.size()); };
   const std::function<void()> timed_copy = options_.out_of_place ? std::function<void()>(copy_inputs) : nullptr;
-  const auto prepare = [&] {  // outside the timed region
-    if (!options_.out_of_place) copy_inputs();
-    comm_.barrier();
-  };
-  const auto counted_call = [&] { return run_counted(comm_, algorithm, call, formula, timed_copy); };
+  return run_counted(comm_, *contender.algorithm, call, contender.formula, timed_copy);
+}
 
+void Measurement::warm_up(Contender& contender, const CollectiveCall& call, std::span<const std::byte> inputs) {
   for (int i = 0; i < options_.warmup; ++i) {
-    prepare();
-    counted_call();
+    prepare(call, inputs);
+    counted_call(contender, call, inputs);
   }
-  result.warmup = options_.warmup;
+  contender.result.warmup = options_.warmup;
+}
 
-  const stats::StoppingRule rule = stopping_rule();
+stats::StopReason Measurement::run_block(Contender& contender, const CollectiveCall& call,
+                                         std::span<const std::byte> inputs) {
   const auto started = std::chrono::steady_clock::now();
+  const size_t calls = calls_in_next_block(contender.result);
   std::vector<stats::CallStamp> block;
-  RankSample sample;
-  double total = 0;
-  for (stats::StopReason reason = stats::StopReason::keep_going; reason == stats::StopReason::keep_going;) {
-    const size_t calls = calls_in_next_block(result);
-    block.clear();
-    if (back_to_back()) prepare();
-    for (size_t i = 0; i < calls; ++i) {
-      if (!back_to_back()) prepare();
-      const CountedRun counted = counted_call();
-      if (back_to_back() && i > 0) block.back().end_ns = counted.end_ns;  // one stamp for the batch
-      else block.push_back({counted.start_ns, counted.end_ns});
-      total += counted.seconds;
-      account_bytes(counted, sample);
-    }
-    result.iterations += static_cast<int>(calls);
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    reason = close_block(block, back_to_back() ? calls : 1, elapsed, result);
-    result.stop_reason = stats::stop_reason_name(reason);
+  if (back_to_back()) prepare(call, inputs);
+  for (size_t i = 0; i < calls; ++i) {
+    if (!back_to_back()) prepare(call, inputs);
+    const CountedRun counted = counted_call(contender, call, inputs);
+    if (back_to_back() && i > 0) block.back().end_ns = counted.end_ns;  // one stamp for the batch
+    else block.push_back({counted.start_ns, counted.end_ns});
+    contender.seconds_in_calls += counted.seconds;
+    account_bytes(counted, contender.sample);
   }
-  sample.mean_us = total / result.iterations * 1e6;
-  if (comm_.rank() == 0) result.time = stats::summarize_calls(result.call_us, rule.samples_per_block);
+  contender.result.iterations += static_cast<int>(calls);
+  const auto since_start = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
+  const stats::StopReason reason =
+      close_block(block, back_to_back() ? calls : 1, contender.seconds_spent + since_start(), contender.result);
+  contender.seconds_spent += since_start();
+  contender.result.stop_reason = stats::stop_reason_name(reason);
+  return reason;
+}
+
+void Measurement::finish(Contender& contender, const CollectiveCall& call, std::span<const std::byte> inputs) {
+  SizeResult& result = contender.result;
+  RankSample& sample = contender.sample;
+  sample.mean_us = contender.seconds_in_calls / result.iterations * 1e6;
+  if (comm_.rank() == 0) result.time = stats::summarize_calls(result.call_us, stopping_rule().samples_per_block);
   // Back to back in place, each call reduced the last one's result: one more call from the inputs,
   // untimed, leaves the result verification expects.
   if (back_to_back() && !options_.out_of_place) {
-    prepare();
-    account_bytes(counted_call(), sample);
+    prepare(call, inputs);
+    account_bytes(counted_call(contender, call, inputs), sample);
   }
-  return sample;
+  if (options_.verify) record_verification(result, call, &sample);
+  if (options_.link_test && comm_.size() > 1) sample.link_us = link_us(result);
+  sample.cpu = cpu_meter_.read();
+  result.ranks = gather_samples(sample);
+  if (comm_.rank() == 0) withhold_interval_if_contended(result);
 }
 
 size_t Measurement::calls_in_next_block(const SizeResult& result) const {

@@ -1,12 +1,12 @@
 #pragma once
-// Measures one algorithm at one message size, the osu way, and gathers every rank's figures to
-// rank 0 over our own TCP. Every rank calls measure() with the same arguments.
+// Measures algorithms at one message size, the osu way, and gathers every rank's figures to rank 0
+// over our own TCP. Every rank calls measure() or measure_together() with the same arguments.
 //
-// Per size: fill the inputs; warm up; agree on the iteration count (the configured count, cut so
-// the timed calls take about --max-time, from the slowest rank's warm-up; an all-reduce over our
-// ring makes every rank pick the same count); then for each timed call restore the inputs,
-// barrier over our TCP (outside the timed region), time the call, and count its bytes. The last
-// call's result is verified. Then the ring send/receive link test at this size's chunk size.
+// Per size: fill the inputs; warm each algorithm up; then time blocks of calls (for each call:
+// restore the inputs and barrier over our TCP outside the timed region, time the call, count its
+// bytes) until rank 0's stopping rule says enough (statistics/stopping_rule.h), its decision sent
+// to every rank. Several algorithms take turns block by block. When an algorithm stops, its last
+// call's result is verified, then the ring send/receive link test runs at its chunk size.
 
 #include <cstdint>
 #include <optional>
@@ -83,13 +83,25 @@ class Measurement {
   Measurement(Communicator& comm, const BenchOptions& options, uint64_t seed,
               std::optional<CpuMeter> cpu_since = std::nullopt);
   SizeResult measure(const Algorithm& algorithm, uint64_t bytes);
+  // Several algorithms of one collective at one size, taking turns block by block until each one's
+  // stopping rule stops it, so a slow phase of a noisy machine falls on all of them alike (the
+  // interleaving compare.sh does across runs, inside one run): their medians compare like for
+  // like. Results in the order given; an algorithm may appear twice (auto's pick).
+  std::vector<SizeResult> measure_together(std::span<const Algorithm* const> algorithms, uint64_t bytes);
 
  private:
+  struct Contender;  // one algorithm's state while it takes turns
+
   static SizeResult describe_point(const Algorithm& algorithm, uint64_t bytes, int world, size_t element_bytes);
-  // Warm-up, then the timed calls, each byte-counted, in blocks until the stopping rule says
-  // enough (into `result`: the calls' times and statistics on rank 0, the count everywhere).
-  RankSample time_calls(const Algorithm& algorithm, const CollectiveCall& call, std::span<const std::byte> inputs,
-                        SizeResult& result);
+  // The untimed preparation of a call: inputs restored (in place), then a barrier over our TCP.
+  void prepare(const CollectiveCall& call, std::span<const std::byte> inputs);
+  CountedRun counted_call(const Contender& contender, const CollectiveCall& call, std::span<const std::byte> inputs);
+  void warm_up(Contender& contender, const CollectiveCall& call, std::span<const std::byte> inputs);
+  // One block of timed calls, each byte-counted, then rank 0's decision (into the contender's
+  // result: the calls' times on rank 0, the count everywhere).
+  stats::StopReason run_block(Contender& contender, const CollectiveCall& call, std::span<const std::byte> inputs);
+  // After its last block: statistics, verification of its last call, link test, every rank's figures.
+  void finish(Contender& contender, const CollectiveCall& call, std::span<const std::byte> inputs);
   bool back_to_back() const;
   stats::StoppingRule stopping_rule() const;
   size_t calls_in_next_block(const SizeResult& result) const;  // kCallsPerBlock, or what -i leaves

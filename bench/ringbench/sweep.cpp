@@ -1,0 +1,232 @@
+#include "sweep.h"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "byte_size.h"
+#include "crossover.h"
+#include "mpi_collectives.h"
+#include "run_record.h"
+#include "statistics/order_statistics.h"
+#include "transport/collectives/ring_allreduce.h"
+
+namespace ringbench {
+
+Sweep::Sweep(Communicator& comm, MpiBootstrap& mpi, const BenchOptions& options, Report& report, ResultsSink& sink,
+             const std::string& run_id, const CpuMeter& cpu_since)
+    : comm_(comm), mpi_(mpi), options_(options), report_(report), sink_(sink), run_id_(run_id),
+      root_(comm.rank() == 0), esize_(element_size(options.dtype)),
+      // Every rank derives the same seed from the job's first card, so inputs agree across ranks.
+      measurement_(comm, options, comm.peers()[0].secret_proposal, cpu_since),
+      trial_options_(auto_trial_options(options)), trial_(comm, trial_options_, comm.peers()[0].secret_proposal),
+      hosts_of_ranks_(host_placement(comm)), sizes_(sweep_sizes(options.min_bytes, options.max_bytes, esize_)),
+      // Under mpirun a rank's stderr is always a pipe, but its stdout is a pty exactly when
+      // mpirun's is a terminal: either one says a person is watching.
+      progress_(root_ && !options.quiet && (::isatty(STDERR_FILENO) || ::isatty(STDOUT_FILENO))),
+      mpi_wire_(mpi_transport_of_job(hosts_of_ranks_)) {}
+
+void Sweep::run_all() {
+  plan_progress();
+  for (Collective collective : options_.collectives) run_collective(collective);
+}
+
+double Sweep::median_ci_width() const { return ci_widths_.empty() ? std::nan("") : stats::median(ci_widths_); }
+
+// The `mpi` rows need MPI itself; under the file bootstrap (fault tests) they are left out.
+bool Sweep::runnable(const Algorithm& algorithm) const { return algorithm.bytes_counted() || mpi_.uses_mpi(); }
+
+bool Sweep::wanted(Collective collective, std::string_view name) const {
+  for (const auto& w : options_.algorithms) {
+    if (w == "all" || w == name) return true;
+    if (w == "default") {
+      for (const Algorithm* a : all_algorithms())
+        if (a->collective() == collective) return a->name() == name;
+    }
+  }
+  return false;
+}
+
+// auto's candidates: ringbench's own algorithms of the collective.
+std::vector<const Algorithm*> Sweep::own_algorithms(Collective collective) const {
+  std::vector<const Algorithm*> ours;
+  for (const Algorithm* algorithm : harness_algorithms())
+    if (algorithm->collective() == collective && algorithm->bytes_counted()) ours.push_back(algorithm);
+  return ours;
+}
+
+// In the order they print: the wanted algorithms in harness order, then auto.
+std::vector<Sweep::Series> Sweep::series_of(Collective collective) const {
+  std::vector<Series> series;
+  for (const Algorithm* algorithm : harness_algorithms())
+    if (algorithm->collective() == collective && runnable(*algorithm) && wanted(collective, algorithm->name()))
+      series.push_back({collective, algorithm});
+  if (wanted(collective, "auto") && !own_algorithms(collective).empty()) series.push_back({collective, nullptr});
+  return series;
+}
+
+// All-to-all skips sizes below one element per peer.
+std::vector<uint64_t> Sweep::measured_sizes(Collective collective) const {
+  std::vector<uint64_t> sizes;
+  for (uint64_t bytes : sizes_)
+    if (call_count(collective, bytes, esize_, comm_.size()) > 0) sizes.push_back(bytes);
+  return sizes;
+}
+
+std::string Sweep::series_name(const Series& series) const {
+  if (series.is_auto()) return "auto";
+  if (series.is_mpi()) return fmt::format("mpi ({})", mpi_wire_.name);
+  return std::string(series.algorithm->name());
+}
+
+void Sweep::plan_progress() {
+  for (Collective collective : options_.collectives) {
+    const size_t series_count = series_of(collective).size();
+    for (size_t i = 0; i < series_count; ++i)
+      for (uint64_t bytes : measured_sizes(collective)) progress_.plan(bytes);
+  }
+}
+
+void Sweep::run_collective(Collective collective) {
+  const std::vector<Series> series = series_of(collective);
+  if (series.empty()) return;
+  const bool streaming = series.size() == 1;  // one section: print each row as it is measured
+  if (root_ && streaming) report_.collective_header(collective, series_name(series.front()));
+  if (root_ && !streaming)
+    fmt::print("#\n# {}: {} algorithms take turns at each size, block by block; their sections print when the last "
+               "size is done\n",
+               to_string(collective), series.size());
+  std::vector<std::vector<SizeResult>> rows(series.size());
+  for (uint64_t bytes : measured_sizes(collective)) {
+    std::vector<SizeResult> results = measure_size(series, collective, bytes);
+    if (!root_) continue;
+    for (size_t i = 0; i < series.size(); ++i) {
+      if (streaming) print_row(results[i]);
+      rows[i].push_back(std::move(results[i]));
+    }
+  }
+  if (!root_) return;
+  std::vector<SizeResult> all_rows;
+  for (size_t i = 0; i < series.size(); ++i) {
+    if (!streaming) print_section(series[i], rows[i]);
+    if (series[i].is_auto()) print_picks(rows[i]);
+    all_rows.insert(all_rows.end(), rows[i].begin(), rows[i].end());
+  }
+  print_crossovers(stdout, collective, comm_.size(), all_rows);
+}
+
+std::vector<SizeResult> Sweep::measure_size(const std::vector<Series>& series, Collective collective, uint64_t bytes) {
+  std::vector<const Algorithm*> algorithms;
+  for (const Series& s : series) {
+    if (s.is_auto()) fit_link_model_once();
+    if (s.is_mpi() && root_) warn_once_if_mpi_on_another_wire();
+    algorithms.push_back(s.is_auto() ? &auto_pick(collective, bytes) : s.algorithm);
+  }
+  progress_.starting(series.size() == 1 ? fmt::format("{} {}", series_name(series.front()), to_string(collective))
+                                        : fmt::format("{} algorithms of {}", series.size(), to_string(collective)),
+                     bytes);
+  std::vector<SizeResult> results = measurement_.measure_together(algorithms, bytes);
+  for (size_t i = 0; i < series.size(); ++i) {
+    progress_.finished(bytes);
+    SizeResult& result = results[i];
+    if (series[i].is_auto()) result.algorithm = "auto";  // `chosen` names the pick
+    if (series[i].is_mpi()) {
+      result.transport = fmt::format("mpi: {} ({})", mpi_wire_.name, mpi_wire_.because);
+      result.same_wire = mpi_wire_.same_wire_as_ours;
+    }
+    if (root_) keep_row(result);
+  }
+  return results;
+}
+
+void Sweep::print_section(const Series& series, const std::vector<SizeResult>& rows) {
+  report_.collective_header(series.collective, series_name(series));
+  for (const SizeResult& row : rows) print_row(row);
+}
+
+void Sweep::print_picks(const std::vector<SizeResult>& auto_rows) {
+  std::string picks;
+  for (const SizeResult& row : auto_rows)
+    picks += fmt::format("{}{} {}", picks.empty() ? "" : ", ", format_byte_size(row.bytes), row.chosen);
+  if (!picks.empty()) fmt::print("# auto picked : {}\n", picks);
+}
+
+// Comparing the mpi rows' time with our TCP link test is only fair on the same wire: say so once
+// when Open MPI's parameters put them on another one (shared memory, RDMA).
+void Sweep::warn_once_if_mpi_on_another_wire() {
+  if (mpi_wire_.same_wire_as_ours || warned_mpi_wire_) return;
+  warned_mpi_wire_ = true;
+  fmt::print("#\n# warning      : the mpi rows ran over {} ({}), not over TCP like ringbench's rows, so their eff "
+             "is n/a; mpirun --mca pml ob1 --mca btl tcp,self puts them on the same wire\n",
+             mpi_wire_.name, mpi_wire_.because);
+}
+
+// auto's link costs, measured the first time a collective runs auto (collective: every rank).
+void Sweep::fit_link_model_once() {
+  if (link_model_) return;
+  link_model_ = fit_link_model(comm_);
+  const auto& chunks = link_fit_chunk_bytes();
+  if (root_)
+    fmt::print("#\n# auto model   : alpha {:.1f} us per step, beta {:.3f} GB/s per link, fitted (Theil-Sen) on "
+               "medians of this run's link test at {} chunk sizes, {}-{}; the algorithms it prices within {}x "
+               "of the cheapest run {} turns of {} calls each, taking turns, and the lowest median is picked\n",
+               link_model_->alpha_s * 1e6, link_model_->beta_s > 0 ? 1e-9 / link_model_->beta_s : 0.0, chunks.size(),
+               format_byte_size(static_cast<uint64_t>(chunks.front())),
+               format_byte_size(static_cast<uint64_t>(chunks.back())), kShortlistFactor, kTrialTurns,
+               kTrialCallsPerTurn);
+}
+
+// Trial options: one turn's calls, barrier-timed, unverified (the picked algorithm's own row is
+// verified), no link test, no per-call samples.
+BenchOptions Sweep::auto_trial_options(const BenchOptions& options) {
+  BenchOptions trial = options;
+  trial.iterations = kTrialCallsPerTurn;
+  trial.warmup = 1;
+  trial.verify = trial.link_test = trial.samples = false;
+  trial.timing = TimingMode::Barrier;
+  return trial;
+}
+
+// The model's shortlist, then a trial of each on rank 0's clock; every rank follows rank 0.
+const Algorithm& Sweep::auto_pick(Collective collective, uint64_t bytes) {
+  const std::vector<const Algorithm*> list =
+      shortlist(own_algorithms(collective), *link_model_, hosts_of_ranks_, bytes / esize_, esize_);
+  if (list.size() == 1) return *list.front();
+  std::vector<std::vector<double>> calls_us(list.size());  // rank 0: every trial call, by candidate
+  for (int turn = 0; turn < kTrialTurns; ++turn)
+    for (size_t i = 0; i < list.size(); ++i) {
+      const SizeResult trial = trial_.measure(*list[i], bytes);
+      calls_us[i].insert(calls_us[i].end(), trial.call_us.begin(), trial.call_us.end());
+    }
+  double pick = 0;  // rank 0's choice, an index into list
+  if (root_)
+    for (size_t i = 1; i < list.size(); ++i)
+      if (stats::median(calls_us[i]) < stats::median(calls_us[static_cast<size_t>(pick)])) pick = static_cast<double>(i);
+  CollectiveCall call{DataType::Float64, ReduceOp::Max, std::as_writable_bytes(std::span(&pick, 1)), 1, 0};
+  if (comm_.size() > 1) ring_allreduce().run(comm_, call);
+  return *list[static_cast<size_t>(pick)];
+}
+
+void Sweep::keep_row(const SizeResult& result) {
+  ++rows_;
+  if (result.contended ||
+      (result.stop_reason == stats::stop_reason_name(stats::StopReason::time) && report_.interval_is_wide(result)))
+    ++noisy_rows_;
+  if (const auto width = result.time.relative_half_width()) ci_widths_.push_back(*width);
+  if (!result.bytes_ok() || (options_.verify && !result.verified())) ++failed_rows_;
+  sink_.add([row = to_row(run_id_, result, options_, comm_.size())](results::Transaction& t) {
+    t.append(results_table(), {&row, 1});
+  });
+  if (options_.samples)
+    sink_.add([rows = sample_rows(run_id_, rows_ - 1, result)](results::Transaction& t) {
+      t.append(samples_table(), rows);
+    });
+}
+
+void Sweep::print_row(const SizeResult& result) {
+  progress_.clear();
+  report_.row(result);
+  if (!result.bytes_ok() || (options_.verify && !result.verified())) report_.failure_details(result);
+}
+
+}  // namespace ringbench

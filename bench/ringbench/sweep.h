@@ -1,0 +1,100 @@
+#pragma once
+// The sweep of one run: every wanted algorithm of every collective at every size, plus `auto`,
+// which picks one of ringbench's own algorithms per size. Every rank runs it; only rank 0 reports
+// rows, writes them and counts them.
+//
+// Size by size: at each size the collective's algorithms (and auto's pick) take turns block by
+// block (Measurement::measure_together), so their medians compare like for like on a noisy
+// machine. Each row is written to the results file as soon as it is measured. On stdout a
+// collective with one algorithm prints each row as it is measured; one with several prints its
+// sections (one per algorithm, as osu does) when its last size is done.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "algorithm_choice.h"
+#include "bench_options.h"
+#include "cpu_contention.h"
+#include "measurement.h"
+#include "mpi_bootstrap.h"
+#include "mpi_transport.h"
+#include "progress_line.h"
+#include "report.h"
+#include "results_sink.h"
+#include "transport/communicator.h"
+
+namespace ringbench {
+
+class Sweep {
+ public:
+  Sweep(Communicator& comm, MpiBootstrap& mpi, const BenchOptions& options, Report& report, ResultsSink& sink,
+        const std::string& run_id, const CpuMeter& cpu_since);
+
+  void run_all();
+
+  int rows() const { return rows_; }
+  int failed_rows() const { return failed_rows_; }
+  int noisy_rows() const { return noisy_rows_; }
+  // The median over the rows that had an interval of its half-width / median (NaN: none had).
+  double median_ci_width() const;
+
+  // auto's trials take turns: each shortlisted algorithm runs kTrialCallsPerTurn calls per turn for
+  // kTrialTurns turns, so a slow phase of a noisy machine hits every candidate alike; the lowest
+  // median over its calls wins.
+  static constexpr int kTrialTurns = 3;
+  static constexpr int kTrialCallsPerTurn = 4;
+
+ private:
+  // One series of rows of a collective: one algorithm at every size, or `auto`.
+  struct Series {
+    Collective collective;
+    const Algorithm* algorithm = nullptr;  // nullptr: auto
+    bool is_auto() const { return algorithm == nullptr; }
+    bool is_mpi() const { return algorithm != nullptr && !algorithm->bytes_counted(); }
+  };
+
+  bool runnable(const Algorithm& algorithm) const;
+  bool wanted(Collective collective, std::string_view name) const;
+  std::vector<const Algorithm*> own_algorithms(Collective collective) const;
+  std::vector<Series> series_of(Collective collective) const;
+  std::vector<uint64_t> measured_sizes(Collective collective) const;
+  std::string series_name(const Series& series) const;
+  void plan_progress();
+
+  void run_collective(Collective collective);
+  // Every series at one size, taking turns; rank 0 keeps each row (results file, counters).
+  std::vector<SizeResult> measure_size(const std::vector<Series>& series, Collective collective, uint64_t bytes);
+  void print_section(const Series& series, const std::vector<SizeResult>& rows);
+  void print_picks(const std::vector<SizeResult>& auto_rows);
+
+  void warn_once_if_mpi_on_another_wire();
+  void fit_link_model_once();
+  static BenchOptions auto_trial_options(const BenchOptions& options);
+  const Algorithm& auto_pick(Collective collective, uint64_t bytes);
+
+  void keep_row(const SizeResult& result);   // counters and the results file, as soon as measured
+  void print_row(const SizeResult& result);  // stdout, with a failure explained beneath it
+
+  Communicator& comm_;
+  MpiBootstrap& mpi_;
+  const BenchOptions& options_;
+  Report& report_;
+  ResultsSink& sink_;
+  const std::string run_id_;
+  const bool root_;
+  const size_t esize_;
+  Measurement measurement_;
+  const BenchOptions trial_options_;  // auto's trials
+  Measurement trial_;
+  const std::vector<int> hosts_of_ranks_;
+  const std::vector<uint64_t> sizes_;
+  ProgressLine progress_;
+  std::optional<LinkModel> link_model_;
+  const MpiTransport mpi_wire_;
+  bool warned_mpi_wire_ = false;
+  int rows_ = 0, failed_rows_ = 0, noisy_rows_ = 0;
+  std::vector<double> ci_widths_;
+};
+
+}  // namespace ringbench
