@@ -150,6 +150,31 @@ void commit_new_file(const fs::path& file, const std::function<void(Transaction&
   fsync_path(directory_of(file), O_RDONLY | O_DIRECTORY, file);
 }
 
+// Creates and removes a file beside `file`: the one proof that the directory takes new files (the
+// undo log, a new file's copy). access() always says yes to root, even on /proc or a read-only mount.
+void probe_directory(const fs::path& file) {
+  fs::path probe = file;
+  probe += fmt::format(".probe.{}", getpid());
+  Fd created(::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (!created)
+    throw ResultsError(fmt::format("{} cannot be written: cannot create a file in directory '{}': {}",
+                                   file_context(file), directory_of(file).string(), std::strerror(errno)));
+  created.reset();
+  ::unlink(probe.c_str());
+}
+
+// Opens the lock file as commit() will, creating it if absent (and then removing it again).
+void probe_lock_file(const fs::path& file) {
+  const fs::path lock = FileLock::path_for(file);
+  std::error_code error;
+  const bool existed = fs::exists(lock, error);
+  Fd opened(::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
+  if (!opened)
+    throw ResultsError(fmt::format("{}: lock file '{}' cannot be opened for writing: {}", file_context(file),
+                                   lock.string(), std::strerror(errno)));
+  if (!existed) ::unlink(lock.c_str());
+}
+
 }  // namespace
 
 void commit(const fs::path& file, const std::function<void(Transaction&)>& body,
@@ -184,17 +209,18 @@ void check_writable(const fs::path& file) {
   SilenceHdf5Errors silence;
   const std::string context = file_context(file);
   require_writable_directory(file);
+  probe_directory(file);
+  probe_lock_file(file);
 
   std::error_code error;
   if (fs::exists(file, error)) {
     require_replaceable_file(file);
-    open_results_file(file, H5F_ACC_RDONLY, Sharing::Shared, file);  // checks HDF5 and schema version
+    Fd writable(::open(file.c_str(), O_RDWR | O_CLOEXEC));  // opened, never written
+    if (!writable)
+      throw ResultsError(fmt::format("{} cannot be opened for writing: {}", context, std::strerror(errno)));
+    DriverSession session = reader_session(file);  // declared before the File, which uses it
+    open_results_file(file, H5F_ACC_RDONLY, Sharing::Shared, file, &session);  // HDF5 and schema version
   }
-
-  const fs::path lock = FileLock::path_for(file);
-  if (fs::exists(lock, error) && access(lock.c_str(), R_OK | W_OK) != 0)
-    throw ResultsError(fmt::format("{}: lock file '{}' cannot be opened for writing: {}", context,
-                                   lock.string(), std::strerror(errno)));
 }
 
 }  // namespace ringbench::results

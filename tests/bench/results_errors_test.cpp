@@ -145,6 +145,15 @@ TEST(ResultsErrors, UnwritableDirectoryIsNamed) {
       HasSubstr("directory '" + (dir / "plain").string() + "' is not writable (it is not a directory)"));
 }
 
+// /proc passes access(W_OK) for root but takes no new files: only a real probe file finds out.
+TEST(ResultsErrors, CheckWritableCreatesAProbeRatherThanTrustingAccess) {
+  EXPECT_EQ(results_error_of([] { check_writable("/proc/x.h5"); }).substr(0, 86),
+            "results file '/proc/x.h5' cannot be written: cannot create a file in directory '/proc'");
+  TempDir dir;
+  check_writable(dir / "new.h5");
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << "the probe or the lock file was left behind";
+}
+
 TEST(ResultsErrors, CheckWritableAcceptsNewAndOwnFilesAndChangesNothing) {
   TempDir dir;
   EXPECT_NO_THROW(check_writable(dir / "new.h5"));
