@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # scripts.analysis: ringbench-merge and ringbench-analyze on files from real runs: mpirun -np 2
 # and -np 3 ringbench on loopback, topomodel sweep and collective. Checks the merge (every run
-# once, layout kept so ringbench can append to it, another schema refused) and the analysis
-# (tables for content, CSV, PNGs that decode and are not blank).
+# once, layout kept so ringbench can append to it, a newer schema refused, the previous schema's
+# file merged and widened), bad inputs (a directory, a file without /runs: exit 2, one line) and
+# the analysis (tables for content, CSV, PNGs that decode and are not blank).
 #   analysis_test.sh RINGBENCH TOPOMODEL WORKDIR
 set -euo pipefail
 ringbench=$1 topomodel=$2 work=$3
@@ -43,6 +44,35 @@ cp a.h5 other.h5
 if "$root/scripts/ringbench-merge" -o bad.h5 a.h5 other.h5 2> refuse.txt; then fail "merge accepted schema 99"; fi
 grep -q 'other.h5: schema version 99' refuse.txt || fail "unexpected refusal: $(cat refuse.txt)"
 [ ! -e bad.h5 ] || fail "a refused merge left an output file"
+
+step "files of schema 1 and 2 merge into the newer layout, and ringbench appends to the merge"
+"$root/scripts/ringbench-merge" -o mixed.h5 "$root/tests/data/results-schema1.h5" a.h5 > merge_mixed.txt
+mpirun -np 2 "$ringbench" "${quick[@]}" -o mixed.h5 > run_mixed.txt
+"$python" "$root/tests/scripts/check_results.py" mixed.h5 --runs 4 --world-size 2 --world-size 2 --world-size 2 \
+  --world-size 2
+"$python" - mixed.h5 <<'PY' || fail "the schema-1 rows of mixed.h5 are not widened as expected"
+import math, sys
+import h5py
+rows = h5py.File(sys.argv[1], "r")["results"][:]
+old = [r for r in rows if r["run_id"] == b"d9692174-3237-4452-8736-6322ce723dd9"]  # results-schema1.h5's run
+assert len(old) == 4 and all(math.isnan(r["t_median_us"]) and r["calls"] == -1 for r in old), old
+assert all(r["t_median_us"] > 0 for r in rows if r["run_id"] != old[0]["run_id"])
+PY
+
+step "bad inputs: a directory and a file without /runs exit 2 with one line naming them"
+mkdir -p a_directory.h5
+"$python" -c 'import h5py, sys; h5py.File(sys.argv[1], "w").attrs["ringbench_schema_version"] = 2' bare.h5
+for input in a_directory.h5 bare.h5; do
+  for tool in ringbench-analyze ringbench-merge; do
+    args=("$input"); [ "$tool" = ringbench-merge ] && args=(-o refused.h5 "$input")
+    rc=0; "$root/scripts/$tool" "${args[@]}" > /dev/null 2> refused.txt || rc=$?
+    [ "$rc" -eq 2 ] && [ "$(wc -l < refused.txt)" -eq 1 ] || fail "$tool $input: exit $rc, $(cat refused.txt)"
+  done
+done
+grep -q 'a_directory.h5: is a directory' <("$root/scripts/ringbench-analyze" a_directory.h5 2>&1) ||
+  fail "a directory was not called one"
+grep -q 'bare.h5: no /runs table' <("$root/scripts/ringbench-analyze" bare.h5 2>&1) || fail "bare.h5 not refused"
+[ ! -e refused.h5 ] || fail "a refused merge left an output file"
 
 step "analysis: tables, CSV, PNG"
 "$root/scripts/ringbench-analyze" --csv out --plots out merged.h5 > analysis.txt
