@@ -32,7 +32,7 @@ SCHEMA_ATTRIBUTE = "ringbench_schema_version"
 # The newest version these scripts know (bench/results/results_file.h, kSchemaVersion). Versions
 # are additive: an older file's tables are the first columns of a newer one's, so every version up
 # to this one is read, and files of several versions merge (see merged_dtypes).
-NEWEST_SCHEMA = 2
+NEWEST_SCHEMA = 3
 SUPPORTED_SCHEMAS = tuple(range(1, NEWEST_SCHEMA + 1))
 # Tables whose rows are runs: every results file has one (ringbench's or topomodel's).
 RUNS_TABLES = ("/runs", "/model/runs")
@@ -385,6 +385,11 @@ def merge_files(paths, output, log=sys.stderr):
                     ds[:] = rows
                 counts[path] = len(rows)
         replace_durably(tmp, output)
+        # A killed commit's undo log beside the output belongs to the file just replaced (whose
+        # content the merge read through it): over the new file, readers would lay stale bytes and
+        # the next ringbench would "restore" them into it.
+        if os.path.exists(output + ".undo"):
+            os.unlink(output + ".undo")
         return counts, len(owner), repeated
     finally:
         for f in files:

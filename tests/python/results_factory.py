@@ -1,8 +1,8 @@
 """Small ringbench results files, written with h5py in the layout bench/results writes.
 
 The columns, their order and their types are those of a real `mpirun -np 2 ringbench -o x.h5`
-file (schema version 1, and with schema=2 the columns version 2 adds at the end of /runs and
-/results), and of topomodel's /model tables: variable-length UTF-8 strings,
+file (schema version 1, and with schema=2 or 3 the columns those versions add at the end of /runs
+and /results), and of topomodel's /model tables: variable-length UTF-8 strings,
 int64 and uint64 counts, float64 figures, each table a chunked 1-D compound dataset with
 unlimited length and `description`, `column_units` and `column_descriptions` attributes. Any
 value a test does not give gets a plausible default, so a test states only what it checks.
@@ -68,7 +68,8 @@ RESULTS_COLUMNS = [
     ("max_abs_error", "<f8", "", 0.0),
 ]
 
-# What schema 2 adds at the end of each table (bench/ringbench/run_record.cpp).
+# What each later schema adds at the end of each table (bench/ringbench/run_record.cpp). Of schema
+# 3's opt_* columns (one per option) only the first few: enough for the tests, and the list grows.
 ADDED_COLUMNS = {
     2: {"/runs": [("load_average", "<f8", "", 0.5),
                   ("ranks_per_core", "<f8", "", 1.0),
@@ -82,6 +83,20 @@ ADDED_COLUMNS = {
                      ("calls", "<i8", "", 100),
                      ("stop_reason", "str", "", "ci"),
                      ("foreign_cpu_share", "<f8", "fraction", 0.0)]},
+    3: {"/runs": [("interface_reason", "str", "", "all ranks on one host: loopback"),
+                  ("compiler", "str", "", "GNU 12.2.0"),
+                  ("compiler_flags", "str", "", "-O3 -DNDEBUG"),
+                  ("build_type", "str", "", "Release"),
+                  ("hdf5_library", "str", "", "1.10.8"),
+                  ("slurm_job_id", "str", "", ""),
+                  ("slurm_array_job_id", "str", "", ""),
+                  ("slurm_array_task_id", "str", "", ""),
+                  ("opt_collective", "str", "", "allreduce"),
+                  ("opt_algo", "str", "", "default"),
+                  ("opt_dtype", "str", "", "float32"),
+                  ("opt_op", "str", "", "sum"),
+                  ("opt_min_bytes", "<u8", "B", 8),
+                  ("opt_max_bytes", "<u8", "B", 65536)]},
 }
 BASE_COLUMNS = {"/runs": RUNS_COLUMNS, "/results": RESULTS_COLUMNS}
 

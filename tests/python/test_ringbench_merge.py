@@ -141,6 +141,35 @@ def test_merge_into_an_older_output_widens_it(tmp_path):
     assert run_ids(out) == sorted([old, new])
 
 
+def sealed_undo_log(path, size, originals):
+    """A sealed undo log as bench/results/undo_log.cpp writes it (a killed commit's), for `path`."""
+    import struct
+
+    body = b"RBUNDO01" + struct.pack("<QQ", size, len(originals))
+    for offset, data in originals:
+        body += struct.pack("<QQ", offset, len(data)) + data
+    checksum = 14695981039346656037
+    for byte in body:
+        checksum = ((checksum ^ byte) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    with open(path + ".undo", "wb") as f:
+        f.write(body + struct.pack("<Q", checksum) + b"SEALED01")
+
+
+def test_merge_into_a_file_with_a_killed_commits_undo_log_removes_the_stale_log(tmp_path):
+    out = str(tmp_path / "merged.h5")
+    old = one_run(out)
+    with open(out, "rb") as f:
+        original = f.read()
+    # A killed commit scribbled over the first 512 bytes (the superblock); the log holds them.
+    with open(out, "r+b") as f:
+        f.write(b"\xff" * 512)
+    sealed_undo_log(out, len(original), [(0, original[:512])])
+    new = one_run(str(tmp_path / "b.h5"))
+    assert ringbench_merge.main(["-o", out, str(tmp_path / "b.h5")]) == 0
+    assert not os.path.exists(out + ".undo")  # it described the file the merge replaced
+    assert run_ids(out) == sorted([old, new])  # the old run read through the log, the new one added
+
+
 def test_merge_names_missing_inputs(tmp_path, capsys):
     one_run(str(tmp_path / "a.h5"))
     code = ringbench_merge.main(["-o", str(tmp_path / "m.h5"), str(tmp_path / "a.h5"), str(tmp_path / "gone.h5")])

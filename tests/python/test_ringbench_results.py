@@ -13,7 +13,7 @@ from results_factory import ADDED_COLUMNS, new_run_id, one_run, write_results_fi
 # A schema version later than any written yet, to check that versions up to the newest known are
 # all read together: it adds one column at the end of each table.
 LATER = rr.NEWEST_SCHEMA + 1
-LATER_COLUMNS = {LATER: {"/runs": [("slurm_job_id", "str", "", "4242")],
+LATER_COLUMNS = {LATER: {"/runs": [("site_note", "str", "", "rack 7")],
                          "/results": [("root", "<i8", "", 0), ("wrong_out_of_place", "<u8", "", 3)]}}
 
 
@@ -200,8 +200,8 @@ def test_load_reads_files_of_every_version_together_filling_missing_columns(tmp_
         v2 = by_run[runs[2]]
         assert float(v2["t_median_us"]) == 95.0 and int(v2["root"]) == -1
     runs_by_id = {r["run_id"]: r for r in run_rows.rows()}
-    assert runs_by_id[runs[1]]["slurm_job_id"] == "" and math.isnan(runs_by_id[runs[1]]["load_average"])
-    assert runs_by_id[runs[later_schema]]["slurm_job_id"] == "4242"
+    assert runs_by_id[runs[1]]["site_note"] == "" and math.isnan(runs_by_id[runs[1]]["load_average"])
+    assert runs_by_id[runs[later_schema]]["site_note"] == "rack 7"
 
 
 def test_missing_values_match_what_ringbench_writes():
