@@ -295,6 +295,6 @@ def test_the_scripts_know_the_version_ringbench_writes(scripts_dir):
 
     header = (scripts_dir.parent / "bench" / "results" / "results_file.h").read_text()
     written = int(re.search(r"kSchemaVersion = (\d+);", header).group(1))
-    assert written == rr.NEWEST_SCHEMA, (f"ringbench writes schema {written}, the scripts know up to "
+    assert written <= rr.NEWEST_SCHEMA, (f"ringbench writes schema {written}, the scripts know up to "
                                          f"{rr.NEWEST_SCHEMA}: raise NEWEST_SCHEMA in scripts/ringbench_results.py "
                                          "(and ADDED_COLUMNS in tests/python/results_factory.py)")

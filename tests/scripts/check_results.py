@@ -11,13 +11,15 @@ for its world size with formula_ok and verified set, and the options' expectatio
 import argparse
 import sys
 
-import os
+import pathlib
+import re
 
 import h5py
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
-from ringbench_results import NEWEST_SCHEMA  # noqa: E402  (the version ringbench writes)
+# The version this ringbench writes, from its one definition.
+HEADER = pathlib.Path(__file__).resolve().parents[2] / "bench" / "results" / "results_file.h"
+WRITTEN_SCHEMA = int(re.search(r"kSchemaVersion = (\d+);", HEADER.read_text()).group(1))
 
 
 def text(v):
@@ -36,8 +38,8 @@ def main():
     a = p.parse_args()
     problems = []
     with h5py.File(a.file, "r") as f:
-        if int(f.attrs.get("ringbench_schema_version", -1)) != NEWEST_SCHEMA:
-            problems.append(f"schema version attribute missing or not {NEWEST_SCHEMA} (what this ringbench writes)")
+        if int(f.attrs.get("ringbench_schema_version", -1)) != WRITTEN_SCHEMA:
+            problems.append(f"schema version attribute missing or not {WRITTEN_SCHEMA} (what this ringbench writes)")
         if a.model:
             for table in ("model/placements", "model/collectives", "model/runs"):
                 if table not in f or len(f[table]) == 0:
