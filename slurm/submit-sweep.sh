@@ -91,6 +91,7 @@ done
 dependency=afterok$(printf ':%s' "${arrays[@]}")
 merge=$(sbatch --parsable "${wait[@]}" --dependency="$dependency" "$@" "$here/merge.sbatch" \
   --settings "$settings" "$sweep" "${#rows[@]}") || {
+  cancel_submitted   # a merge refused at submit would leave the arrays running for nothing
   echo "submit-sweep: error: merge job failed (logs/ringbench-merge_*.out)" >&2
   exit 1
 }

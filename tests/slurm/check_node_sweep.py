@@ -1,10 +1,10 @@
 """Checks a merged node-count sweep (slurm.two_node) and prints it as a table.
 
-    check_node_sweep.py MERGED.h5 NODESxRANKS [NODESxRANKS ...]
+    check_node_sweep.py MERGED.h5 [--interface NAME] NODESxRANKS [NODESxRANKS ...]
 
 Each run's node count is the number of distinct hosts it ran on (/runs hosts). The runs' (nodes,
 ranks) pairs must be exactly the ones given (as a multiset: the table's rows), every run "ok" and
-every row verified. Prints one line per run: nodes, ranks, hosts, interface, the largest size and
+every row verified, and with --interface every run's interface that one. Prints one line per run: nodes, ranks, hosts, interface, the largest size and
 its median busbw. Exit 1, one line per problem, otherwise.
 """
 
@@ -19,7 +19,12 @@ def text(v):
 
 
 def main():
-    path, expected = sys.argv[1], sorted(tuple(int(x) for x in pair.split("x")) for pair in sys.argv[2:])
+    args = sys.argv[1:]
+    path, interface = args.pop(0), None
+    if args[0] == "--interface":
+        interface = args[1]
+        args = args[2:]
+    expected = sorted(tuple(int(x) for x in pair.split("x")) for pair in args)
     problems, found = [], []
     with h5py.File(path, "r") as f:
         runs, results = f["runs"][:], f["results"][:]
@@ -30,6 +35,8 @@ def main():
         found.append((nodes, ranks))
         if text(run["exit_status"]) != "ok":
             problems.append(f"run {rid}: exit_status {text(run['exit_status'])!r}")
+        if interface and not text(run["interface"]).startswith(interface + " "):
+            problems.append(f"run {rid}: interface {text(run['interface'])!r}, expected {interface}")
         mine = results[np.array([text(x) == rid for x in results["run_id"]])]
         if len(mine) == 0 or not np.all(mine["verified"] == 1):
             problems.append(f"run {rid}: missing or unverified /results rows")

@@ -50,8 +50,10 @@ allreduce    ring       1     2     8:256K -i 5 -x 1 --max-time 0.2
 allreduce    ring       1     3     8:256K -i 5 -x 1 --max-time 0.2
 allreduce    ring       1     4     8:256K -i 5 -x 1 --max-time 0.2 -d float64
 TABLE
-"$root/slurm/submit-sweep.sh" --wait sweep.table -O | tee sweep.txt
+"$root/slurm/submit-sweep.sh" --wait --iface lo sweep.table -O | tee sweep.txt
 array=$(sed -n 's/^sweep \([0-9]*\):.*/\1/p' sweep.txt)
+[ "$(cat logs/ringbench-sweep_*_*.out | grep -c '^# rank [0-9]* on .* RINGBENCH_SOCKET_IFNAME=lo$')" = 9 ] ||
+  fail "--iface lo did not reach the 2 + 3 + 4 ranks of the sweep as RINGBENCH_SOCKET_IFNAME"
 for task in 0 1 2; do [ -f "results/sweep_${array}_${task}.h5" ] || fail "no file for array task $task"; done
 "$python" "$root/tests/scripts/check_results.py" "results/sweep_${array}.h5" --runs 3 --world-size 2 --world-size 3 --world-size 4
 ls logs/ringbench-merge_*.out >/dev/null && sed -n '1,5s/^/    | /p' logs/ringbench-merge_*.out  # sed reads to the end: no SIGPIPE under pipefail
