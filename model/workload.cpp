@@ -289,14 +289,14 @@ std::string workload_to_json(const Transformer& m) {
 
 GpuSpec gpu_spec(std::string_view gpu) {
   // Dense (no sparsity) 16-bit tensor-core peaks and HBM from NVIDIA's datasheets: A100 SXM
-  // 312 TFLOP/s, 80 GB; H100 SXM 989 TFLOP/s, 80 GB; B200 2,250 TFLOP/s, 180 GB (DGX B200: 1,440
+  // 312 TFLOP/s, 80 GB; H100 SXM 989 TFLOP/s, 80 GB; H200 989 TFLOP/s, 141 GB; B200 2,250 TFLOP/s, 180 GB (DGX B200: 1,440
   // GB for 8); L40S 362 TFLOP/s, 48 GB. "test" is the hand-sized test GPU: 100 TFLOP/s, 80 GB.
   static const std::vector<GpuSpec> specs = {
-      {"A100", 312, 80}, {"H100", 989, 80}, {"B200", 2250, 180}, {"L40S", 362, 48}, {"test", 100, 80}};
+      {"A100", 312, 80}, {"H100", 989, 80}, {"H200", 989, 141}, {"B200", 2250, 180}, {"L40S", 362, 48}, {"test", 100, 80}};
   for (const auto& s : specs) {
     if (s.name == gpu) return s;
   }
-  throw InputError(fmt::format("cluster gpu '{}' has no compute spec (known: A100, H100, B200, L40S)", gpu));
+  throw InputError(fmt::format("cluster gpu '{}' has no compute spec (known: A100, H100, H200, B200, L40S)", gpu));
 }
 
 }  // namespace ringbench::model

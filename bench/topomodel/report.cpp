@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "model/units.h"
 #include "sizes.h"
 
@@ -86,6 +89,51 @@ void print_validation_table(const std::vector<model::ValidationRow>& rows) {
   for (size_t i = 0; i < rows.size(); ++i) fmt::print("#  {:<3} {}\n", i + 1, rows[i].source);
 }
 
+
+namespace {
+
+double median_abs_error(const std::vector<model::GemmCheck>& checks, double* worst) {
+  std::vector<double> v;
+  for (const auto& c : checks) {
+    if (c.role == model::GemmRole::Checked) v.push_back(std::abs(c.error));
+  }
+  std::sort(v.begin(), v.end());
+  *worst = v.empty() ? 0.0 : v.back();
+  if (v.empty()) return 0.0;
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+}  // namespace
+
+void print_gemm_validation(const std::vector<model::GemmCheck>& checks,
+                           const std::vector<model::ShapeClassError>& h200) {
+  fmt::print("#\n# The GEMM model (model/gemm.h: tile and wave quantization over the SMs, HBM roofline) against\n");
+  fmt::print("# published GEMM throughputs. One row per GPU family is fitted (the mainloop efficiency);\n");
+  fmt::print("# the rest are checks. Its stated error is the median and worst below.\n#\n");
+  fmt::print("# {:<5} {:<18} {:<8} {:>10} {:>9} {:>8}  {}\n", "gpu", "m x n x k", "role", "published", "model", "error",
+             "tile, waves");
+  fmt::print("# {:<5} {:<18} {:<8} {:>10} {:>9} {:>8}\n", "", "", "", "(TFLOP/s)", "(TFLOP/s)", "(%)");
+  for (const auto& c : checks) {
+    fmt::print("  {:<5} {:<18} {:<8} {:>10.1f} {:>9.1f} {:>+8.1f}\n", c.gpu, c.shape,
+               c.role == model::GemmRole::Fitted ? "fitted" : "checked", c.published_tflops, c.model_tflops,
+               100 * c.error);
+  }
+  double worst = 0;
+  const double median = median_abs_error(checks, &worst);
+  fmt::print("# A100 published GEMMs: median |error| {:.1f}%, worst {:.1f}% ({} checked)\n", 100 * median, 100 * worst,
+             checks.size() - 1);
+  fmt::print("# source: {}\n#\n", checks.empty() ? "" : checks.front().source);
+  fmt::print("# The same model on the measured H200 data (model/gemm_h200_data.cpp; H100-class SMs, faster HBM),\n");
+  fmt::print("# error of the model's throughput, by shape class (the fitted row left out):\n#\n");
+  fmt::print("# {:<8} {:>6} {:>12} {:>10} {:>12}\n", "class", "rows", "median |err|", "worst", "mean signed");
+  fmt::print("# {:<8} {:>6} {:>12} {:>10} {:>12}\n", "", "", "(%)", "(%)", "(%)");
+  for (const auto& e : h200) {
+    fmt::print("  {:<8} {:>6} {:>12.1f} {:>10.1f} {:>+12.1f}\n", e.shape_class, e.count, 100 * e.median_abs,
+               100 * e.worst_abs, 100 * e.mean_signed);
+  }
+  fmt::print("# H200 mainloop efficiency {:.3f} ({}); A100 {:.3f}\n#\n", model::gemm_gpu("H200").mainloop_efficiency,
+             model::gemm_gpu("H200").efficiency_source, model::gemm_gpu("A100").mainloop_efficiency);
+}
 }  // namespace ringbench::topomodel
 
 namespace ringbench::topomodel {

@@ -8,6 +8,7 @@
 #include "model/cluster.h"
 #include "model/collective_cost.h"
 #include "model/failures.h"
+#include "model/gemm.h"
 #include "model/published_figures.h"
 #include "model/published_runs.h"
 #include "model/step.h"
@@ -31,6 +32,9 @@ void print_rejections(const std::vector<model::TransformerWorkload::Rejection>& 
 void print_blast_table(const std::vector<model::BlastRadius>& rows);
 // (interval seconds, goodput) rows; the one equal to `best` is marked.
 void print_goodput_table(const std::vector<std::pair<double, double>>& rows, double best);
+// The GEMM model against published A100 GEMMs and the measured H200 data (model/gemm.h).
+void print_gemm_validation(const std::vector<model::GemmCheck>& checks,
+                           const std::vector<model::ShapeClassError>& h200);
 void print_run_validation(const std::vector<model::RunRow>& runs, const std::vector<model::RankingRow>& rankings);
 
 }  // namespace ringbench::topomodel

@@ -28,6 +28,7 @@ void add_validate_command(CLI::App& app, Context& context) {
                std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.role == model::CaseRole::Fitted; }),
                std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.role == model::CaseRole::Checked; }),
                failed, 100 * model::kCheckTolerance);
+    print_gemm_validation(model::gemm_checks(), model::h200_error_by_class());
     print_run_validation(runs, rankings);
     fmt::print("# {} training run(s) and {} ranking(s); {} check(s) in all off\n", runs.size(), rankings.size(), failed);
     context.exit_status = failed > 0 ? 1 : 0;

@@ -1,0 +1,225 @@
+// The GEMM model (gemm.h) and its checks: published A100 GEMM throughputs and the measured H200
+// data, each with the model's error.
+//
+// Constants. Peaks and HBM bandwidths: NVIDIA's A100 (SXM 80 GB: 312 TFLOP/s bf16 dense, 2,039
+// GB/s, 108 SMs), H100 SXM (989 TFLOP/s, 3,350 GB/s, 132 SMs) and H200 (989 TFLOP/s, 4,800 GB/s,
+// 132 SMs) datasheets. Mainloop efficiency, solved so the model reproduces one GEMM benchmark:
+//   A100:        EleutherAI/cookbook sizing/results/gemm_data/mm/m_sweep/a100.out, 8192x4096x8192
+//                at 251.5 TFLOP/s (Anthony et al. 2024, arXiv:2401.14489);
+//   H100, H200:  the largest GEMM of the measured H200 data (fc1_h25600_tp1, m 8192, n 102400,
+//                k 25600: 678.7 TFLOP/s). Compute-bound, so the same SMs and clocks make it stand
+//                for an H100 too.
+// Neither was chosen by looking at a training run.
+
+#include "gemm.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+
+#include "error.h"
+
+namespace ringbench::model {
+namespace {
+
+struct Tile {
+  int m, n;
+};
+constexpr std::array<Tile, 6> kTiles = {{{256, 128}, {128, 256}, {128, 128}, {128, 64}, {64, 128}, {64, 64}}};
+constexpr double kTileK = 64;  // k is consumed in blocks of 64: a partial block costs a full one
+constexpr double kBytesPerElement = 2;  // bf16 / fp16
+
+GemmGpu nominal(std::string_view gpu) {
+  if (gpu == "A100") return {"A100", 108, 312, 2039, 1.0, ""};
+  if (gpu == "H100") return {"H100", 132, 989, 3350, 1.0, ""};
+  if (gpu == "H200") return {"H200", 132, 989, 4800, 1.0, ""};
+  if (gpu == "test") return {"test", 100, 100, 1000, 0.5, "the hand-sized test GPU: 0.5 by definition"};
+  throw InputError(fmt::format("GPU '{}' has no GEMM constants (known: A100, H100, H200)", gpu));
+}
+
+// Solves the mainloop efficiency so the model reproduces `tflops` at (m, n, k).
+double solve_efficiency(GemmGpu g, double m, double n, double k, double tflops) {
+  double e = 0.7;
+  for (int i = 0; i < 40; ++i) {
+    g.mainloop_efficiency = e;
+    const double ratio = tflops / estimate_gemm(g, m, n, k).tflops;
+    e = std::min(1.0, e * ratio);
+    if (std::abs(ratio - 1.0) < 1e-12) break;
+  }
+  return e;
+}
+
+constexpr double kA100FitM = 8192, kA100FitN = 8192, kA100FitK = 4096, kA100FitTflops = 251.538;
+constexpr const char* kCookbook =
+    "EleutherAI/cookbook sizing/results/gemm_data (Anthony et al. 2024, arXiv:2401.14489), A100, fp16 "
+    "torch.mm; rows read as m x inner x n";
+
+const GemmMeasurement& h200_largest() {
+  const auto& rows = h200_measurements();
+  const GemmMeasurement* best = nullptr;
+  for (const auto& r : rows) {
+    if (std::string_view(r.kind).starts_with("sdpa")) continue;
+    if (!best || r.m * r.n * r.k > best->m * best->n * best->k) best = &r;
+  }
+  return *best;
+}
+
+double tflops_of(const GemmMeasurement& r) { return 2 * r.m * r.n * r.k / (r.ms * 1e-3) / 1e12; }
+
+GemmGpu fitted(std::string_view gpu) {
+  GemmGpu g = nominal(gpu);
+  if (g.name == "A100") {
+    g.mainloop_efficiency = solve_efficiency(g, kA100FitM, kA100FitN, kA100FitK, kA100FitTflops);
+    g.efficiency_source = fmt::format("{}: 8192x4096x8192 at {} TFLOP/s", kCookbook, kA100FitTflops);
+  } else if (g.name != "test") {
+    const GemmMeasurement& r = h200_largest();
+    GemmGpu h200 = nominal("H200");
+    g.mainloop_efficiency = solve_efficiency(h200, r.m, r.n, r.k, tflops_of(r));
+    g.efficiency_source = fmt::format("measured H200 {} ({}x{}x{}) at {:.1f} TFLOP/s", r.kind, r.m, r.n, r.k,
+                                      tflops_of(r));
+  }
+  return g;
+}
+
+std::string shape_class(std::string_view kind) { return std::string(kind.substr(0, kind.find('_'))); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// sdpa_causal_d128_hN: N heads.
+double sdpa_heads(std::string_view kind) { return std::stod(std::string(kind.substr(kind.rfind("_h") + 2))); }
+
+double sdpa_flops(const GemmMeasurement& r) { return 4.0 * sdpa_heads(r.kind) * r.m * r.m * 128 / 2; }
+
+}  // namespace
+
+bool has_gemm_gpu(std::string_view gpu) {
+  return gpu == "A100" || gpu == "H100" || gpu == "H200" || gpu == "test";
+}
+
+GemmGpu gemm_gpu(std::string_view gpu) {
+  static const std::map<std::string, GemmGpu, std::less<>> cache = [] {
+    std::map<std::string, GemmGpu, std::less<>> m;
+    for (const char* name : {"A100", "H100", "H200", "test"}) m[name] = fitted(name);
+    return m;
+  }();
+  const auto it = cache.find(gpu);
+  if (it == cache.end()) return nominal(gpu);  // throws the InputError
+  return it->second;
+}
+
+GemmEstimate estimate_gemm(const GemmGpu& gpu, double m, double n, double k) {
+  GemmEstimate best;
+  const double per_sm = gpu.peak_tflops * 1e12 / gpu.sms * gpu.mainloop_efficiency;
+  const double k_blocks = std::ceil(k / kTileK) * kTileK;
+  double best_compute = 0;
+  for (const Tile& t : kTiles) {
+    const double tiles = std::ceil(m / t.m) * std::ceil(n / t.n);
+    const double waves = std::ceil(tiles / gpu.sms);
+    const double hbm_share = gpu.hbm_GBps * 1e9 / std::min<double>(gpu.sms, tiles);
+    const double tile_s = 2.0 * t.m * t.n * k_blocks / per_sm + t.m * t.n * kBytesPerElement / hbm_share;
+    const double compute = waves * tile_s;
+    if (best.tile_m == 0 || compute < best_compute) {
+      best_compute = compute;
+      best.tile_m = t.m;
+      best.tile_n = t.n;
+      best.waves = static_cast<long long>(waves);
+    }
+  }
+  const double memory = kBytesPerElement * (m * k + k * n + m * n) / (gpu.hbm_GBps * 1e9);
+  best.memory_bound = memory > best_compute;
+  best.time_us = std::max(best_compute, memory) * 1e6 + kKernelOverheadUs;
+  best.tflops = 2 * m * n * k / (best.time_us * 1e-6) / 1e12;
+  return best;
+}
+
+double attention_efficiency(const GemmGpu& gpu) {
+  if (gpu.name == "A100" || gpu.name == "test") return gpu.mainloop_efficiency;
+  // Solved on the measured H200 flash attention with the most FLOPs (time includes the overhead).
+  static const double e = [] {
+    const GemmMeasurement* best = nullptr;
+    for (const auto& r : h200_measurements()) {
+      if (!std::string_view(r.kind).starts_with("sdpa")) continue;
+      if (!best || sdpa_flops(r) > sdpa_flops(*best)) best = &r;
+    }
+    const double compute_s = best->ms * 1e-3 - kKernelOverheadUs * 1e-6;
+    return sdpa_flops(*best) / compute_s / (nominal("H200").peak_tflops * 1e12);
+  }();
+  return e;
+}
+
+double attention_time_us(const GemmGpu& gpu, double heads, double sequence, double head_dim, bool causal) {
+  const double flops = 4.0 * heads * sequence * sequence * head_dim * (causal ? 0.5 : 1.0);
+  return flops / (gpu.peak_tflops * 1e12 * attention_efficiency(gpu)) * 1e6 + kKernelOverheadUs;
+}
+
+std::vector<GemmCheck> gemm_checks() {
+  // Published A100 throughputs (TFLOP/s) as m, inner, n: the m sweep (inner 4096) and the k sweep
+  // (m 2304, inner 4096, n varied) of the cookbook's torch.mm benchmark.
+  struct Row {
+    double m, inner, n, tflops;
+  };
+  static const std::vector<Row> rows = {
+      {8192, 4096, 8192, kA100FitTflops}, {2048, 4096, 2048, 193.158}, {4096, 4096, 4096, 239.130},
+      {2304, 4096, 1536, 217.616}, {2304, 4096, 1600, 180.091}, {2304, 4096, 1664, 187.835},
+      {2304, 4096, 1728, 191.161}, {2304, 4096, 1792, 157.689}, {2304, 4096, 1856, 205.419},
+      {2304, 4096, 1920, 211.238}, {2304, 4096, 2048, 210.421}, {2304, 4096, 2304, 228.951},
+      {2304, 4096, 2368, 199.148}, {2304, 4096, 2560, 211.430}, {2304, 4096, 3072, 234.955},
+      {2304, 4096, 3136, 201.344}, {2304, 4096, 3840, 236.342}, {2304, 4096, 3904, 215.768},
+      {2304, 4096, 4096, 223.613}, {2304, 4096, 4608, 239.168}, {2304, 4096, 4672, 219.951},
+      {2304, 4096, 5120, 223.642}, {2304, 4096, 6144, 231.572}};
+  const GemmGpu a100 = gemm_gpu("A100");
+  std::vector<GemmCheck> out;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    const double model = estimate_gemm(a100, r.m, r.n, r.inner).tflops;
+    out.push_back({"A100", fmt::format("{}x{}x{}", r.m, r.n, r.inner), i == 0 ? GemmRole::Fitted : GemmRole::Checked,
+                   i == 0 || i == 2 || i == 1 ? std::string(kCookbook) + ", mm/m_sweep"
+                                              : std::string(kCookbook) + ", mm/ksweep_high",
+                   r.tflops, model, (model - r.tflops) / r.tflops});
+  }
+  return out;
+}
+
+std::vector<ShapeClassError> h200_error_by_class() {
+  const GemmGpu h200 = gemm_gpu("H200");
+  const GemmMeasurement* fit = &h200_largest();
+  std::map<std::string, std::vector<double>> errors;
+  std::vector<std::string> order;
+  for (const auto& r : h200_measurements()) {
+    if (&r == fit) continue;
+    const std::string c = shape_class(r.kind);
+    double model_s = 0, flops = 0;
+    if (c == "sdpa") {
+      flops = sdpa_flops(r);
+      model_s = attention_time_us(h200, sdpa_heads(r.kind), r.m, 128, true) * 1e-6;
+    } else {
+      flops = 2 * r.m * r.n * r.k;
+      model_s = estimate_gemm(h200, r.m, r.n, r.k).time_us * 1e-6;
+    }
+    const double measured = flops / (r.ms * 1e-3);
+    if (!errors.count(c)) order.push_back(c);
+    errors[c].push_back((flops / model_s - measured) / measured);
+  }
+  std::vector<ShapeClassError> out;
+  for (const auto& c : order) {
+    const auto& v = errors[c];
+    std::vector<double> abs_v;
+    double sum = 0;
+    for (double e : v) {
+      abs_v.push_back(std::abs(e));
+      sum += e;
+    }
+    out.push_back({c, static_cast<int>(v.size()), median(abs_v), *std::max_element(abs_v.begin(), abs_v.end()),
+                   sum / v.size()});
+  }
+  return out;
+}
+
+}  // namespace ringbench::model

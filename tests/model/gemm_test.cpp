@@ -1,0 +1,69 @@
+// The GEMM model (model/gemm.h): quantization behaves as NVIDIA's guide describes, the fitted row
+// reproduces its figure, and the stated error on the published and measured data holds.
+
+#include "model/gemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+namespace ringbench::model {
+namespace {
+
+TEST(Gemm, OneMoreTileThanTheSmsCostsAWholeWave) {
+  const GemmGpu a100 = gemm_gpu("A100");
+  // 108 SMs: 108 tiles of 256x128 are one wave; one tile more starts a second wave.
+  const GemmEstimate full = estimate_gemm(a100, 256 * 12, 128 * 9, 8192);
+  const GemmEstimate over = estimate_gemm(a100, 256 * 12 + 1, 128 * 9, 8192);
+  EXPECT_EQ(full.waves, 1);
+  EXPECT_EQ(full.tile_m, 256);
+  // The extra row forces a second wave or a smaller tile: either way throughput drops by far more
+  // than the 1/3072 extra work.
+  EXPECT_LT(over.tflops, 0.9 * full.tflops) << "waves " << over.waves << ", tile " << over.tile_m << "x" << over.tile_n;
+}
+
+TEST(Gemm, SmallInnerDimensionIsBoundByMemoryNotMath) {
+  const GemmGpu h100 = gemm_gpu("H100");
+  const GemmEstimate thin = estimate_gemm(h100, 8192, 8192, 64);
+  // k = 64: the output's bytes, not the math, set the time (epilogue and roofline both count them).
+  EXPECT_LT(thin.tflops, 0.3 * h100.peak_tflops);
+  EXPECT_TRUE(estimate_gemm(h100, 64, 64, 64).time_us >= kKernelOverheadUs);
+  EXPECT_FALSE(estimate_gemm(h100, 8192, 8192, 8192).memory_bound);
+}
+
+TEST(Gemm, FittedRowReproducesItsFigureAndChecksAreReported) {
+  const auto checks = gemm_checks();
+  ASSERT_GE(checks.size(), 21u);
+  EXPECT_EQ(checks.front().role, GemmRole::Fitted);
+  EXPECT_NEAR(checks.front().error, 0.0, 1e-6);
+  for (const auto& c : checks) {
+    std::printf("[gemm] %s %-18s %s published %6.1f model %6.1f %+6.1f%%\n", c.gpu.c_str(), c.shape.c_str(),
+                c.role == GemmRole::Fitted ? "fitted " : "checked", c.published_tflops, c.model_tflops, 100 * c.error);
+    EXPECT_FALSE(c.source.empty());
+    EXPECT_GT(c.model_tflops, 0);
+    EXPECT_LT(c.model_tflops, 312);
+  }
+  const GemmGpu a100 = gemm_gpu("A100");
+  EXPECT_GT(a100.mainloop_efficiency, 0.5);
+  EXPECT_LT(a100.mainloop_efficiency, 1.0);
+}
+
+TEST(Gemm, ErrorOnTheMeasuredH200TransformerGemmsIsWithinItsStatedBound) {
+  int rows = 0;
+  for (const auto& e : h200_error_by_class()) {
+    std::printf("[h200] %-5s %3d rows: median |err| %5.1f%%, worst %5.1f%%, mean %+5.1f%%\n", e.shape_class.c_str(),
+                e.count, 100 * e.median_abs, 100 * e.worst_abs, 100 * e.mean_signed);
+    rows += e.count;
+    if (e.shape_class != "sdpa") {
+      EXPECT_LE(e.median_abs, 0.10) << e.shape_class;  // docs/model.md states the GEMM model's error
+      EXPECT_LE(e.worst_abs, 0.25) << e.shape_class;
+    }
+  }
+  EXPECT_EQ(rows, static_cast<int>(h200_measurements().size()) - 1);  // all but the fitted row
+}
+
+TEST(Gemm, UnknownGpuIsAnInputError) { EXPECT_ANY_THROW(gemm_gpu("V100")); }
+
+}  // namespace
+}  // namespace ringbench::model
