@@ -10,6 +10,7 @@
 // (abort.cpp) and every later call throws the same error at once.
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -34,7 +35,11 @@ namespace ringbench {
 struct PeerCard {
   int rank = 0;
   HostIdentity host;
-  std::vector<InterfaceAddress> interfaces;
+  std::vector<InterfaceAddress> interfaces;  // every up IPv4 interface it has, for messages
+  // Where it listens, on one port: routes[0] if every rank shares one host, else routes[1]
+  // (interfaces.h); `chosen` is the one the job uses, known once every card is.
+  std::array<InterfaceChoice, 2> routes;
+  InterfaceChoice chosen;
   uint16_t port = 0;
   uint64_t secret_proposal = 0;  // rank 0's proposal becomes the job secret
 };
@@ -95,7 +100,7 @@ class Communicator {
   int size() const { return size_; }
   const TransportOptions& options() const { return options_; }
   const std::vector<PeerCard>& peers() const { return cards_; }  // indexed by rank
-  const InterfaceAddress& interface() const { return interface_; }
+  const InterfaceChoice& interface() const { return interface_; }
   // More ranks on this host than it has cores: a waiting rank should give its core away.
   bool ranks_exceed_cores() const { return ranks_exceed_cores_; }
   std::vector<std::string> distinct_hosts() const;  // hostnames, one per distinct host identity
@@ -156,7 +161,7 @@ class Communicator {
   int size_;
   TransportOptions options_;
   std::vector<PeerCard> cards_;
-  InterfaceAddress interface_;
+  InterfaceChoice interface_;
   bool ranks_exceed_cores_ = false;
   Fd listener_;
   std::vector<std::unique_ptr<Connection>> connections_;  // by peer rank; null for self

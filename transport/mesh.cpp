@@ -1,8 +1,12 @@
 // Communicator::connect: from a bootstrap to a full mesh of handshaken TCP connections.
 //
-// 1. Listen on an ephemeral port (all addresses, or the --iface one) and publish a PeerCard.
+// 1. Choose an interface two ways, as if every rank shared this host and as if not (interfaces.h),
+//    listen on both addresses on one ephemeral port, and publish a PeerCard with both.
 // 2. One bootstrap allgather: everyone learns every card; rank 0's secret proposal is the secret.
-// 3. Each rank connects to every lower rank and sends its Hello at once (the kernel's backlog
+//    Every rank now knows whether all ranks share one host, keeps the listener on that choice's
+//    address and closes the other: from here on it listens on one address, never 0.0.0.0.
+// 3. Each rank connects, from its own chosen address, to every lower rank's chosen address (a
+//    failure names both ranks, hosts and addresses) and sends its Hello at once (the kernel's backlog
 //    completes the TCP handshake even before the peer calls accept, so nobody waits in a chain).
 // 4. One poll loop accepts from higher ranks and reads Hellos and Replies concurrently. A stranger
 //    (bad magic, wrong secret, silence, duplicate rank) is closed and logged; it cannot hold up or
@@ -49,9 +53,15 @@ class MeshBuilder {
     Clock::time_point deadline;
   };
 
+  void open_listeners(const std::array<InterfaceChoice, 2>& routes);
   void listen_and_publish();
   void choose_routes();
+  // Binds an outgoing socket to this rank's chosen address, so a connection proves that the
+  // peer's address is reachable from ours.
+  void bind_source(int fd, int peer);
+  std::string endpoint(int rank) const;
   void start_outgoing();
+  Fd connect_to(int peer);
   void complete_handshakes();
   void on_incoming_hello(Pending& p);
   void on_outgoing_reply(Pending& p);
@@ -74,7 +84,8 @@ class MeshBuilder {
   Communicator& comm_;
   Bootstrap& bootstrap_;
   uint64_t secret_ = 0;
-  std::vector<std::string> peer_addresses_;  // by rank: the address we connect to
+  std::array<Fd, 2> listeners_;  // until choose_routes: one per PeerCard::routes entry ([0] empty if they agree)
+  uint16_t port_ = 0;
   std::vector<Pending> pending_;
   Clock::time_point deadline_;
   int established_ = 0;
@@ -109,31 +120,67 @@ void MeshBuilder::build() {
   complete_handshakes();
 }
 
+namespace {
+
+// A socket listening on address:port (port 0: any free one), and the port it got; on failure an
+// empty Fd, with the failed call and its errno in *call and *err.
+Fd listen_at(const std::string& address, uint16_t port, size_t buffer_bytes, uint16_t* bound, const char** call,
+             int* err) {
+  Fd fd = make_tcp_socket(buffer_bytes);
+  sockaddr_in where{};
+  where.sin_family = AF_INET;
+  where.sin_port = htons(port);
+  ::inet_pton(AF_INET, address.c_str(), &where.sin_addr);
+  *call = "bind";
+  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&where), sizeof where) == 0) {
+    *call = "listen";
+    if (::listen(fd.get(), SOMAXCONN) == 0) {
+      socklen_t length = sizeof where;
+      ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&where), &length);
+      *bound = ntohs(where.sin_port);
+      return fd;
+    }
+  }
+  *err = errno;
+  return {};
+}
+
+}  // namespace
+
+void MeshBuilder::open_listeners(const std::array<InterfaceChoice, 2>& routes) {
+  // Both listeners share one port, so a card carries one. Another program may hold that port on
+  // the second address; a few fresh ports make that harmless.
+  constexpr int kAttempts = 16;
+  const size_t buffers = comm_.options_.socket_buffer_bytes;
+  const char* call = "";
+  int err = 0;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    listeners_[1] = listen_at(routes[1].address, 0, buffers, &port_, &call, &err);
+    if (!listeners_[1])
+      fail_call(TransportErrorKind::System, -1, fmt::format("listening on {} ({})", routes[1].name, routes[1].address),
+                call, err);
+    if (routes[0].address == routes[1].address) return;  // one socket serves both cases
+    uint16_t same = 0;
+    listeners_[0] = listen_at(routes[0].address, port_, buffers, &same, &call, &err);
+    if (listeners_[0]) return;
+    if (err != EADDRINUSE) break;
+  }
+  fail_call(TransportErrorKind::System, -1,
+            fmt::format("listening on {} ({}) port {}", routes[0].name, routes[0].address, port_), call, err);
+}
+
 void MeshBuilder::listen_and_publish() {
   const auto& options = comm_.options_;
-  auto interfaces = local_interfaces();
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_ANY);
-  if (!options.iface_prefix.empty()) {
-    // An explicit interface is checked before anything is published, and only it is published.
-    auto chosen = choose_interface(interfaces, options.iface_prefix, false);
-    ::inet_pton(AF_INET, chosen.address.c_str(), &address.sin_addr);
-    interfaces = {chosen};
-  }
-  comm_.listener_ = make_tcp_socket(options.socket_buffer_bytes);
-  int fd = comm_.listener_.get();
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0)
-    fail_call(TransportErrorKind::System, -1, "", "bind", errno);
-  if (::listen(fd, SOMAXCONN) != 0) fail_call(TransportErrorKind::System, -1, "", "listen", errno);
-  socklen_t length = sizeof address;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-
   PeerCard mine;
   mine.rank = comm_.rank_;
   mine.host = options.host_override ? *options.host_override : HostIdentity::local();
-  mine.interfaces = interfaces;
-  mine.port = ntohs(address.sin_port);
+  mine.interfaces = local_interfaces();
+  // Whether every rank shares this host is known only after the bootstrap: choose both ways now,
+  // listen on both, and close the listener not needed once every card is in (choose_routes).
+  const auto filter = parse_interface_filter(options.iface_spec, options.iface_origin);
+  mine.routes = {choose_interface(mine.interfaces, filter, true), choose_interface(mine.interfaces, filter, false)};
+  open_listeners(mine.routes);
+  mine.port = port_;
   mine.secret_proposal = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
   auto blobs = bootstrap_.allgather(encode_card(mine));
   if (static_cast<int>(blobs.size()) != comm_.size_)
@@ -144,7 +191,7 @@ void MeshBuilder::listen_and_publish() {
 }
 
 void MeshBuilder::choose_routes() {
-  const auto& cards = comm_.cards_;
+  auto& cards = comm_.cards_;
   const bool all_on_one_host = std::all_of(cards.begin(), cards.end(),
                                            [&](const PeerCard& c) { return c.host.same_host(cards[0].host); });
   // Counted once here: std::thread::hardware_concurrency() reads /sys on every call, three
@@ -153,76 +200,99 @@ void MeshBuilder::choose_routes() {
                                         [&](const PeerCard& c) { return c.host.same_host(cards[comm_.rank_].host); });
   const unsigned cores = std::thread::hardware_concurrency();
   comm_.ranks_exceed_cores_ = cores == 0 || static_cast<unsigned>(neighbours) > cores;
-  const auto& prefix = comm_.options_.iface_prefix;
-  comm_.interface_ = choose_interface(cards[comm_.rank_].interfaces, prefix, all_on_one_host);
-  peer_addresses_.resize(comm_.size_);
-  for (int r = 0; r < comm_.size_; ++r) {
-    if (r == comm_.rank_) continue;
-    try {
-      peer_addresses_[r] = choose_interface(cards[r].interfaces, prefix, all_on_one_host).address;
-    } catch (const TransportError& e) {
-      fail(TransportErrorKind::Config, r, fmt::format("no usable address published by rank {}: {}", r, e.what()));
+  // Every rank reaches the same verdict from the same cards, so each peer listens where we look.
+  const size_t route = all_on_one_host ? 0 : 1;
+  for (auto& card : cards) card.chosen = card.routes[route];
+  comm_.interface_ = cards[comm_.rank_].chosen;
+  // From here on this rank listens only on the chosen interface's address.
+  comm_.listener_ = listeners_[route] ? std::move(listeners_[route]) : std::move(listeners_[1]);
+  listeners_ = {};
+  comm_.log(fmt::format("interface {} ({}): {}; listening on {}:{}; {} ranks on {} host(s)", comm_.interface_.name,
+                        comm_.interface_.address, comm_.interface_.reason, comm_.interface_.address,
+                        cards[comm_.rank_].port, comm_.size_, comm_.distinct_hosts().size()));
+}
+
+// "rank 1 on h2 (eth0 10.0.0.2)": a rank and where it talks, for failures that concern a pair.
+std::string MeshBuilder::endpoint(int rank) const {
+  const PeerCard& card = comm_.cards_[rank];
+  return fmt::format("rank {} on {} ({} {})", rank, card.host.hostname, card.chosen.name, card.chosen.address);
+}
+
+void MeshBuilder::bind_source(int fd, int peer) {
+  // Let connect() pick the port (bind would otherwise reserve one without knowing the peer).
+  const int on = 1;
+  ::setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &on, sizeof on);
+  sockaddr_in source{};
+  source.sin_family = AF_INET;
+  ::inet_pton(AF_INET, comm_.interface_.address.c_str(), &source.sin_addr);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&source), sizeof source) != 0)
+    fail_call(TransportErrorKind::System, peer, fmt::format("binding a connection to {} to this rank's {} ({})",
+                                                            endpoint(peer), comm_.interface_.name,
+                                                            comm_.interface_.address),
+              "bind", errno);
+}
+
+Fd MeshBuilder::connect_to(int peer) {
+  // Refused and unreachable are retried with backoff until the deadline: a peer that is slow to
+  // start is normal; an address never reachable from ours is an error naming both ends.
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(comm_.cards_[peer].port);
+  ::inet_pton(AF_INET, comm_.cards_[peer].chosen.address.c_str(), &address.sin_addr);
+  auto backoff = std::chrono::milliseconds(10);
+  for (;;) {
+    Fd fd = make_tcp_socket(comm_.options_.socket_buffer_bytes);
+    bind_source(fd.get(), peer);
+    int rc = ::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address);
+    int err = rc == 0 ? 0 : errno;
+    if (err == EINPROGRESS) {
+      pollfd p{fd.get(), POLLOUT, 0};
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now()).count();
+      if (::poll(&p, 1, static_cast<int>(std::max<long>(left, 0))) == 1) {
+        socklen_t length = sizeof err;
+        ::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &length);
+      } else {
+        err = ETIMEDOUT;
+      }
     }
+    if (err == 0) return fd;
+    if (Clock::now() + backoff >= deadline_) {
+      const std::string where = fmt::format("{}:{}", comm_.cards_[peer].chosen.address, comm_.cards_[peer].port);
+      fail_call(TransportErrorKind::Timeout, peer,
+                fmt::format("{} could not reach {} at {} within {:g} s", endpoint(comm_.rank_), endpoint(peer), where,
+                            comm_.options_.connect_timeout.count() / 1000.0),
+                "connect", err, where,
+                fmt::format("is rank {} running, and is {} reachable from {}? (--iface or RINGBENCH_SOCKET_IFNAME "
+                            "choose the interface)",
+                            peer, comm_.cards_[peer].chosen.address, comm_.interface_.address));
+    }
+    std::this_thread::sleep_for(backoff);
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(500));
   }
-  comm_.log(fmt::format("interface {} ({}), listening on port {}; {} ranks on {} host(s){}", comm_.interface_.name,
-                        comm_.interface_.address, cards[comm_.rank_].port, comm_.size_,
-                        comm_.distinct_hosts().size(),
-                        prefix.empty() ? " (automatic choice)" : fmt::format(" (--iface {})", prefix)));
 }
 
 void MeshBuilder::start_outgoing() {
-  // Connect to every lower rank. Refused connections are retried with backoff until the deadline:
-  // a peer that is slow to start is normal, a peer that never listens is an error naming it.
+  // Connect to every lower rank and send the Hello at once.
   for (int peer = 0; peer < comm_.rank_; ++peer) {
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(comm_.cards_[peer].port);
-    ::inet_pton(AF_INET, peer_addresses_[peer].c_str(), &address.sin_addr);
-    std::string where = fmt::format("{}:{}", peer_addresses_[peer], comm_.cards_[peer].port);
-    auto backoff = std::chrono::milliseconds(10);
-    for (;;) {
-      Fd fd = make_tcp_socket(comm_.options_.socket_buffer_bytes);
-      int rc = ::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address);
-      int err = rc == 0 ? 0 : errno;
-      if (err == EINPROGRESS) {
-        pollfd p{fd.get(), POLLOUT, 0};
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now()).count();
-        if (::poll(&p, 1, static_cast<int>(std::max<long>(left, 0))) == 1) {
-          socklen_t length = sizeof err;
-          ::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &length);
-        } else {
-          err = ETIMEDOUT;
-        }
-      }
-      if (err == 0) {
-        set_nodelay(fd.get());
-        Pending p{std::move(fd), peer, where, {}, 0, deadline_};
-        wire::Hello hello;
-        hello.role = wire::HelloRole::Request;
-        hello.secret = secret_;
-        hello.from_rank = static_cast<uint32_t>(comm_.rank_);
-        hello.to_rank = static_cast<uint32_t>(peer);
-        hello.world_size = static_cast<uint32_t>(comm_.size_);
-        auto bytes = wire::encode(hello);
-        // 32 bytes into a fresh socket's empty buffer: one send takes all of it.
-        if (::send(p.fd.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(bytes.size())) {
-          const int send_error = errno;
-          fail_call(TransportErrorKind::Handshake, peer,
-                    fmt::format("could not send the handshake to {}", describe_peer(peer, where)), "send", send_error,
-                    where);
-        }
-        pending_.push_back(std::move(p));
-        break;
-      }
-      if (Clock::now() + backoff >= deadline_)
-        fail_call(TransportErrorKind::Handshake, peer,
-                  fmt::format("could not connect to rank {} at {} within {} s", peer, where,
-                              comm_.options_.connect_timeout.count() / 1000),
-                  "connect", err, where,
-                  fmt::format("is rank {} running and is {} reachable from this host?", peer, peer_addresses_[peer]));
-      std::this_thread::sleep_for(backoff);
-      backoff = std::min(backoff * 2, std::chrono::milliseconds(500));
+    Fd fd = connect_to(peer);
+    set_nodelay(fd.get());
+    const std::string where = fmt::format("{}:{}", comm_.cards_[peer].chosen.address, comm_.cards_[peer].port);
+    Pending p{std::move(fd), peer, where, {}, 0, deadline_};
+    wire::Hello hello;
+    hello.role = wire::HelloRole::Request;
+    hello.secret = secret_;
+    hello.from_rank = static_cast<uint32_t>(comm_.rank_);
+    hello.to_rank = static_cast<uint32_t>(peer);
+    hello.world_size = static_cast<uint32_t>(comm_.size_);
+    auto bytes = wire::encode(hello);
+    // 32 bytes into a fresh socket's empty buffer: one send takes all of it.
+    if (::send(p.fd.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(bytes.size())) {
+      const int send_error = errno;
+      fail_call(TransportErrorKind::Handshake, peer,
+                fmt::format("could not send the handshake to {}", describe_peer(peer, where)), "send", send_error,
+                where);
     }
+    pending_.push_back(std::move(p));
   }
 }
 
@@ -234,11 +304,16 @@ void MeshBuilder::complete_handshakes() {
     auto now = Clock::now();
     if (now >= deadline_) {
       std::string missing;
+      int last_missing = -1;
       for (int r = 0; r < comm_.size_; ++r)
-        if (r != comm_.rank_ && !comm_.connections_[r]) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
-      fail(TransportErrorKind::Timeout, -1,
-           fmt::format("no handshake from rank(s) {} within {} s of start", missing,
-                       comm_.options_.connect_timeout.count() / 1000));
+        if (r != comm_.rank_ && !comm_.connections_[r])
+          missing += (missing.empty() ? "" : "; ") + endpoint(last_missing = r);
+      ErrorFacts facts(TransportErrorKind::Timeout, comm_.rank_, missing.find(';') == std::string::npos ? last_missing : -1,
+                       fmt::format("no handshake between {} (port {}) and {} within {:g} s of start", endpoint(comm_.rank_),
+                                   comm_.cards_[comm_.rank_].port, missing,
+                                   comm_.options_.connect_timeout.count() / 1000.0));
+      facts.hint = fmt::format("are they running, and is {} reachable from their addresses?", comm_.interface_.address);
+      fail(std::move(facts));
     }
     // Drop strangers that stayed silent too long.
     std::erase_if(pending_, [&](Pending& p) {

@@ -13,8 +13,10 @@
 namespace ringbench {
 
 struct TransportOptions {
-  // Interface name prefix ("eth", "lo", "ib"); empty chooses automatically (see interfaces.h).
-  std::string iface_prefix;
+  // Interface filter in NCCL_SOCKET_IFNAME's syntax ("ib", "=eth0", "^docker,lo"); empty chooses
+  // automatically (see interfaces.h). iface_origin names where it came from, for messages.
+  std::string iface_spec;
+  std::string iface_origin = "--iface";
   // No-progress deadline for every blocking operation: it fails when no byte has moved for this
   // long. Zero waits forever. A slow but moving transfer is never cut off.
   std::chrono::milliseconds timeout = std::chrono::seconds(30);

@@ -35,7 +35,7 @@ struct Job {
 
 TransportOptions pair_options() {
   TransportOptions options;
-  options.iface_prefix = "lo";
+  options.iface_spec = "lo";
   options.log = [](std::string_view) {};
   return options;
 }

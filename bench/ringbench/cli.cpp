@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 
 #include "byte_size.h"
 #include "fault_injection.h"
@@ -155,10 +156,13 @@ void add_run_options(CLI::App& app, BenchOptions& options) {
 }
 
 void add_transport_options(CLI::App& app, BenchOptions& options, TypedValues& typed) {
-  app.add_option("--iface", options.transport.iface_prefix,
-                 "Network interface name prefix (lo, eth, ib); by default automatic: loopback when every rank is on "
-                 "one host, otherwise the first up non-loopback interface")
-      ->type_name("PREFIX");
+  app.add_option("--iface", options.transport.iface_spec,
+                 fmt::format("Network interface, in NCCL_SOCKET_IFNAME's syntax: name prefixes (ib,eth), =NAME for "
+                             "exact names, a leading ^ to exclude (^docker,lo); wins over ${}. By default automatic: "
+                             "loopback when every rank is on one host, else IPoIB (ib*), else the first non-virtual "
+                             "interface",
+                             kSocketIfnameVariable))
+      ->type_name("SPEC");
   app.add_option("--timeout", typed.timeout_s,
                  "Seconds a peer may send nothing (no data, no heartbeat) while this rank waits before it is declared "
                  "failed; also how long connection set-up may take once every address is known; 0 waits forever")
@@ -290,11 +294,21 @@ void check_algorithms(const TypedValues& typed, const BenchOptions& options) {
   }
 }
 
-void check_output_and_interface(const BenchOptions& options) {
+// The interface filter: --iface, else the environment's; its syntax, and that it admits one of
+// this host's interfaces, are checked here, before any socket opens.
+void check_output_and_interface(BenchOptions& options, bool iface_given) {
   if (options.output.empty()) throw BadValue{"-o/--output: empty file name"};
-  if (options.transport.iface_prefix.empty()) return;
+  TransportOptions& transport = options.transport;
+  if (iface_given && transport.iface_spec.empty())
+    throw BadValue{"--iface: empty; leave it out for the automatic choice"};
+  const char* variable = std::getenv(kSocketIfnameVariable);
+  if (!iface_given && variable != nullptr && *variable != '\0') {
+    transport.iface_spec = variable;
+    transport.iface_origin = kSocketIfnameVariable;
+  }
+  if (transport.iface_spec.empty()) return;
   try {
-    choose_interface(local_interfaces(), options.transport.iface_prefix, false);
+    choose_interface(local_interfaces(), parse_interface_filter(transport.iface_spec, transport.iface_origin), true);
   } catch (const std::exception& e) {
     throw BadValue{e.what()};
   }
@@ -328,7 +342,7 @@ ParsedCommandLine parse_command_line(int argc, char** argv, bool print) {
     apply_transport(typed, options.transport);
     apply_collectives(typed, options);
     check_algorithms(typed, options);
-    check_output_and_interface(options);
+    check_output_and_interface(options, app.count("--iface") > 0);
   } catch (const CLI::CallForHelp&) {
     if (print) std::printf("%s", app.help().c_str());
     return {std::nullopt, 0};

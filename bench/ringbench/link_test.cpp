@@ -151,7 +151,7 @@ PlainPair measure_plain_pair(Communicator& comm) {
     uint16_t port = 0;
     RecvSpec recv{peer, 0, std::as_writable_bytes(std::span(&port, 1))};
     comm.exchange({}, {&recv, 1}, {"plain pair", "setup", 0, 1});
-    const std::string ip = choose_interface(cards[peer].interfaces, comm.options().iface_prefix, false).address;
+    const std::string ip = cards[peer].chosen.address;
     if (port != 0) {
       sockaddr_in address{};
       address.sin_family = AF_INET;

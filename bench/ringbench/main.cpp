@@ -115,6 +115,7 @@ class BenchRun {
     record_.world_size = mpi_.size();
     for (const auto& h : hosts_) record_.hosts += (record_.hosts.empty() ? "" : ",") + h;
     record_.interface = fmt::format("{} ({})", comm_->interface().name, comm_->interface().address);
+    record_.interface_reason = comm_->interface().reason;
   }
 
   // The plain-pair figure, the '#' header and the /runs row.
@@ -131,7 +132,8 @@ class BenchRun {
     }
     comm_->barrier();
     if (!root_) return;
-    report_.header({fmt::format("{} ({})", kVersion, kGitRevision), mpi_.size(), hosts_, record_.interface,
+    report_.header({fmt::format("{} ({})", kVersion, kGitRevision), mpi_.size(), hosts_,
+                    record_.interface + ": " + record_.interface_reason,
                     record_.mpi_library, record_.plain_pair_GBps, record_.plain_pair_path, conditions});
     sink_.add([row = to_row(record_)](results::Transaction& t) { t.append(runs_table(), {&row, 1}); });
   }

@@ -47,6 +47,9 @@ const results::Table& runs_table() {
           {"barrier_skew_us", ColumnType::Float64, "us", "how far apart ranks leave a barrier (median; see docs)"},
           {"median_ci_width", ColumnType::Float64, "fraction",
            "median over the run's rows of the 95% interval's half-width / median; NaN if no row had one"},
+          // Schema 3 (additive: older tables are widened, their rows get an empty value).
+          {"interface_reason", ColumnType::String, "",
+           "why the transport chose `interface`: IPoIB preferred, first non-virtual interface, --iface SPEC, ..."},
       },
       "one row per ringbench run"};
   return table;
@@ -133,7 +136,7 @@ results::Row to_row(const RunRecord& r) {
           r.mca_parameters, int64_t{r.world_size}, r.hosts, r.cpu_model, r.kernel,   r.socket_buffers,
           r.timing_method, r.command_line,   r.interface, r.plain_pair_GBps, r.plain_pair_path, r.exit_status,
           r.conditions.load_average.value_or(std::nan("")), r.conditions.ranks_per_core(),
-          r.conditions.barrier_skew_us, r.median_ci_width};
+          r.conditions.barrier_skew_us, r.median_ci_width, r.interface_reason};
 }
 
 results::Row to_row(const std::string& run_id, const SizeResult& s, const BenchOptions& options, int n) {

@@ -31,6 +31,7 @@ struct RunRecord {
   std::string timing_method;
   std::string command_line;
   std::string interface;
+  std::string interface_reason;  // why that one: "IPoIB preferred", "--iface =eth0" (transport/interfaces.h)
   double plain_pair_GBps = 0;
   std::string plain_pair_path;
   std::string exit_status = "running";

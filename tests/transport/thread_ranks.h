@@ -60,7 +60,7 @@ inline std::function<TransportOptions(int)> on_hosts(std::vector<int> hosts, siz
     id.boot_id = "test-host-" + std::to_string(hosts.at(static_cast<size_t>(rank)));
     id.hostname = id.boot_id;
     options.host_override = id;
-    options.iface_prefix = "lo";
+    options.iface_spec = "lo";
     return options;
   };
 }
