@@ -53,6 +53,34 @@ def loaded(quiet_path, loaded_path):
           f"{confident_wrong} confident wrong figures")
 
 
+def by_size(path):
+    """{bytes: [(median, low, high) of each run]} of the ring rows."""
+    tables = rr.load([path], log=None)
+    r = tables["/results"].columns
+    out = {}
+    for i in range(len(r["run_id"])):
+        if r["algorithm"][i] == "ring":
+            out.setdefault(int(r["bytes"][i]), []).append(
+                (float(r["t_median_us"][i]), float(r["t_ci95_low_us"][i]), float(r["t_ci95_high_us"][i])))
+    return out
+
+
+def modes(barrier_path, back_to_back_path):
+    """Each size's median of run medians per timing mode, and how many run pairs' intervals overlap
+    (an interval missing, because the CPU was busy or too few calls, counts as not shown)."""
+    barrier, batch = by_size(barrier_path), by_size(back_to_back_path)
+    print("#        size  barrier (us)  back-to-back (us)  ratio  intervals overlap")
+    for size in sorted(barrier):
+        a, b = barrier[size], batch.get(size, [])
+        if not b:
+            continue
+        pairs = [(x, y) for x, y in zip(a, b) if not (np.isnan(x[1]) or np.isnan(y[1]))]
+        overlap = sum(1 for (_, al, ah), (_, bl, bh) in pairs if al <= bh and bl <= ah)
+        ma, mb = statistics.median(m for m, _, _ in a), statistics.median(m for m, _, _ in b)
+        print(f"#   {size >> 20:>6} MiB  {ma:>12.1f}  {mb:>17.1f}  {mb / ma:>5.2f}  "
+              f"{overlap} of {len(pairs)} run pairs with intervals (of {min(len(a), len(b))})")
+
+
 def cost(path):
     times = {"new": [], "old": []}
     for line in open(path):
@@ -65,4 +93,4 @@ def cost(path):
 
 
 if __name__ == "__main__":
-    {"quiet": quiet, "loaded": loaded, "cost": cost}[sys.argv[1]](*sys.argv[2:])
+    {"quiet": quiet, "loaded": loaded, "modes": modes, "cost": cost}[sys.argv[1]](*sys.argv[2:])
