@@ -41,6 +41,12 @@ void require_schema_version(hid_t file, std::string_view context) {
 
 }  // namespace
 
+std::string hdf5_library_version() {
+  unsigned major = 0, minor = 0, release = 0;
+  H5get_libversion(&major, &minor, &release);
+  return fmt::format("{}.{}.{}", major, minor, release);
+}
+
 std::string file_context(const std::filesystem::path& shown) {
   return fmt::format("results file '{}'", shown.string());
 }

@@ -48,7 +48,9 @@ namespace ringbench::results {
 //   2  /results gains the median, its percentiles and 95% interval, calls and stop_reason
 //      (algbw, busbw and efficiency then come from the median); /runs gains the run's
 //      conditions and median interval width; /samples (--samples) is new
-inline constexpr int64_t kSchemaVersion = 2;
+//   3  /runs gains interface_reason, the build (compiler, compiler_flags, build_type), hdf5_library,
+//      the Slurm job and array ids, and every option as its own opt_* column
+inline constexpr int64_t kSchemaVersion = 3;
 
 // A results-file problem a user can act on (wrong schema, not HDF5, unwritable path, lock
 // timeout). what() is one line naming the file.
@@ -121,6 +123,9 @@ struct TableContents {
   size_t column(std::string_view name) const;
 };
 TableContents read_table(const std::filesystem::path& file, std::string_view table_path);
+
+// "1.10.8": the HDF5 library this program runs with (recorded in /runs).
+std::string hdf5_library_version();
 
 // A new globally unique run id (RFC 4122 version 4 UUID text from /dev/urandom).
 std::string new_run_id();

@@ -65,6 +65,7 @@ struct BenchOptions {
   bool quiet = false;            // no progress line on stderr
   bool samples = false;          // --samples: every timed sample to /samples too
   std::string output = "ringbench.h5";
+  std::vector<std::string> injects;  // --inject specs as given (played by transport.fault_hook)
   TransportOptions transport;
   std::string command_line;
 };

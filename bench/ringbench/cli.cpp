@@ -340,6 +340,7 @@ ParsedCommandLine parse_command_line(int argc, char** argv, bool print) {
     check_time_cap(options);
     apply_timing(typed, options);
     apply_transport(typed, options.transport);
+    options.injects = typed.injects;  // recorded in /runs, and checked against N in main()
     apply_collectives(typed, options);
     check_algorithms(typed, options);
     check_output_and_interface(options, app.count("--iface") > 0);

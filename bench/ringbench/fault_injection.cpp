@@ -88,3 +88,18 @@ std::function<void(int, uint64_t, bool)> fault_hook(std::vector<Fault> faults) {
 }
 
 }  // namespace ringbench
+
+namespace ringbench {
+
+std::string fault_rank_problem(const std::vector<std::string>& specs, int world_size) {
+  for (const std::string& spec : specs) {
+    std::string ignored;
+    const std::optional<Fault> fault = parse_fault(spec, &ignored);
+    if (fault && fault->rank >= world_size)
+      return fmt::format("--inject {}: rank {} does not exist in a run of {} rank(s) (ranks 0 to {})", spec,
+                         fault->rank, world_size, world_size - 1);
+  }
+  return {};
+}
+
+}  // namespace ringbench

@@ -32,3 +32,11 @@ std::optional<Fault> parse_fault(const std::string& spec, std::string* error);
 std::function<void(int rank, uint64_t sequence, bool waiting)> fault_hook(std::vector<Fault> faults);
 
 }  // namespace ringbench
+
+namespace ringbench {
+
+// Why the --inject `specs` cannot be played in a world of `world_size` ranks (a fault naming rank
+// N or beyond would silently never fire), or empty. Every rank gets the same answer.
+std::string fault_rank_problem(const std::vector<std::string>& specs, int world_size);
+
+}  // namespace ringbench

@@ -20,3 +20,15 @@ std::string launch_without_pmi() {
 }
 
 }  // namespace ringbench
+
+namespace ringbench {
+
+std::string single_rank_notice() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_FD", "PMI_SIZE", "SLURM_STEP_ID",
+                           "SLURM_PROCID", "RINGBENCH_BOOTSTRAP_DIR"})
+    if (std::getenv(name) != nullptr) return {};
+  return "ringbench: no launcher found (mpirun, srun or RINGBENCH_BOOTSTRAP_DIR), so this runs as a single rank; "
+         "to measure N ranks: mpirun -np N ringbench [options]";
+}
+
+}  // namespace ringbench

@@ -11,3 +11,11 @@ namespace ringbench {
 std::string launch_without_pmi();
 
 }  // namespace ringbench
+
+namespace ringbench {
+
+// One line for a run started without any launcher (no mpirun, srun, PMI or file bootstrap): it
+// runs as a single rank, which measures nothing between ranks. Empty when a launcher is present.
+std::string single_rank_notice();
+
+}  // namespace ringbench

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "crossover.h"
 #include "exit_codes.h"
+#include "fault_injection.h"
 #include "launch_check.h"
 #include "link_test.h"
 #include "measurement.h"
@@ -151,7 +152,11 @@ class BenchRun {
     record_.median_ci_width = sweep.median_ci_width();
     close_run(failed_rows ? fmt::format("failed: {} of {} rows", failed_rows, rows) : "ok");
     if (!sink_.failed()) fmt::print("# results      : run {} appended to {}\n", record_.run_id, options_.output);
-    return failed_rows == 0 && !sink_.failed() ? exit_code::kOk : exit_code::kCheckFailed;
+    else
+      fmt::print("# results      : NOT all written to {} (the error is on stderr): the rows above are this run's "
+                 "record\n", options_.output);
+    if (failed_rows) return exit_code::kCheckFailed;
+    return sink_.failed() ? exit_code::kBadInput : exit_code::kOk;
   }
 
   // Rank 0 closes its /runs row however the run ends, after every queued row, so a run that
@@ -181,6 +186,7 @@ class BenchRun {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (std::string notice = single_rank_notice(); !notice.empty()) std::fprintf(stderr, "%s\n", notice.c_str());
   if (std::string reason = launch_without_pmi(); !reason.empty()) {
     std::fprintf(stderr, "ringbench: error: %s\n", reason.c_str());
     return exit_code::kBadInput;
@@ -200,16 +206,17 @@ int main(int argc, char** argv) {
                            "one uses the file bootstrap (RINGBENCH_BOOTSTRAP_DIR)\n");
     return exit_code::kBadInput;
   }
-  if (root) {
-    // Checked before any socket is opened; the other ranks learn of it through MPI_Abort, since
-    // they have no other channel yet.
-    try {
-      results::check_writable(parsed.options->output);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "ringbench: error: -o/--output: %s\n", e.what());
-      std::fflush(stderr);
-      mpi.abort(exit_code::kBadInput);
-    }
+  if (std::string problem = fault_rank_problem(parsed.options->injects, mpi.size()); !problem.empty()) {
+    if (root) std::fprintf(stderr, "ringbench: error: %s\n", problem.c_str());
+    return exit_code::kBadInput;
+  }
+  // Checked before any socket is opened. Under the file bootstrap only rank 0 knows, and the
+  // others learn of it through the abort.
+  if (std::string problem = output_problem(mpi, parsed.options->output); !problem.empty()) {
+    if (root) std::fprintf(stderr, "ringbench: error: -o/--output: %s\n", problem.c_str());
+    std::fflush(stderr);
+    if (!mpi.uses_mpi()) mpi.abort(exit_code::kBadInput);
+    return exit_code::kBadInput;
   }
   try {
     return BenchRun(mpi, *parsed.options).run();

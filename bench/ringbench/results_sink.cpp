@@ -1,8 +1,26 @@
 #include "results_sink.h"
 
+#include <algorithm>
 #include <cstdio>
 
+#include "mpi_bootstrap.h"
+
 namespace ringbench {
+
+std::string output_problem(MpiBootstrap& mpi, const std::string& output) {
+  std::string problem;
+  if (mpi.rank() == 0) {
+    try {
+      results::check_writable(output);
+    } catch (const std::exception& e) {
+      problem = e.what();
+      if (problem.empty()) problem = "cannot be written";
+      problem.resize(std::min<size_t>(problem.size(), 1000));  // the bootstrap carries 4 KiB per rank
+    }
+  }
+  if (!mpi.uses_mpi()) return problem;
+  return mpi.allgather(problem).at(0);  // MPI's allgather may be called any number of times
+}
 
 void ResultsSink::add(std::function<void(results::Transaction&)> change) {
   queued_.push_back(std::move(change));

@@ -15,6 +15,13 @@
 
 namespace ringbench {
 
+class MpiBootstrap;
+
+// Rank 0 proves `output` writable (results::check_writable: a real probe file and lock file)
+// before any socket opens. Under MPI every rank learns the verdict, so all stop alike with exit 2;
+// under the file bootstrap only rank 0 knows. Returns the one-line reason, or empty.
+std::string output_problem(MpiBootstrap& mpi, const std::string& output);
+
 class ResultsSink {
  public:
   ResultsSink(std::string path, std::chrono::milliseconds lock_wait_during_run)

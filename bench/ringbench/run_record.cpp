@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "report.h"
+#include "results/results_file.h"
 #include "ringbench_version.h"
 
 extern char** environ;
@@ -19,8 +20,96 @@ namespace ringbench {
 using results::Column;
 using results::ColumnType;
 
+namespace {
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ",") + item;
+  return out;
+}
+
+template <typename Enum>
+std::string joined_names(const std::vector<Enum>& items) {
+  std::vector<std::string> names;
+  for (Enum item : items) names.emplace_back(to_string(item));
+  return joined(names);
+}
+
+// --place (in, out, both) replaces the older --out-of-place flag; either way the column says which.
+template <typename Options>
+std::string placement(const Options& o) {
+  if constexpr (requires { o.placement; })
+    return std::string(to_string(o.placement));
+  else
+    return o.out_of_place ? "out" : "in";
+}
+
+// One /runs column per option, named after its flag ("opt_" + the long name), with what it held.
+struct OptionColumn {
+  results::Column column;
+  results::Value (*value)(const BenchOptions&);
+};
+
+const std::vector<OptionColumn>& option_columns() {
+  using O = const BenchOptions&;
+  static const std::vector<OptionColumn> columns = {
+      {{"opt_collective", ColumnType::String, "", "--collective"}, [](O o) -> results::Value { return joined_names(o.collectives); }},
+      {{"opt_algo", ColumnType::String, "", "--algo"}, [](O o) -> results::Value { return joined(o.algorithms); }},
+      {{"opt_dtype", ColumnType::String, "", "-d/--dtype"}, [](O o) -> results::Value { return std::string(to_string(o.dtype)); }},
+      {{"opt_op", ColumnType::String, "", "--op"}, [](O o) -> results::Value { return std::string(to_string(o.op)); }},
+      {{"opt_min_bytes", ColumnType::UInt64, "B", "-m, lower end"}, [](O o) -> results::Value { return o.min_bytes; }},
+      {{"opt_max_bytes", ColumnType::UInt64, "B", "-m, upper end"}, [](O o) -> results::Value { return o.max_bytes; }},
+      {{"opt_iterations", ColumnType::Int64, "", "-i/--iterations; -1 when calls ran until the interval or --max-time"},
+       [](O o) -> results::Value { return int64_t{o.iterations.value_or(-1)}; }},
+      {{"opt_warmup", ColumnType::Int64, "", "-x/--warmup"}, [](O o) -> results::Value { return int64_t{o.warmup}; }},
+      {{"opt_timing", ColumnType::String, "", "--timing"}, [](O o) -> results::Value { return std::string(to_string(o.timing)); }},
+      {{"opt_max_time_s", ColumnType::Float64, "s", "--max-time"}, [](O o) -> results::Value { return o.max_seconds_per_size; }},
+      {{"opt_verify", ColumnType::Int64, "bool", "1 unless --no-verify"}, [](O o) -> results::Value { return int64_t{o.verify}; }},
+      {{"opt_data", ColumnType::String, "", "--data"}, [](O o) -> results::Value { return std::string(to_string(o.inputs)); }},
+      {{"opt_link_test", ColumnType::Int64, "bool", "1 unless --no-link-test"}, [](O o) -> results::Value { return int64_t{o.link_test}; }},
+      {{"opt_place", ColumnType::String, "", "--place: in, out or both"}, [](O o) -> results::Value { return placement(o); }},
+      {{"opt_full", ColumnType::Int64, "bool", "-f/--full"}, [](O o) -> results::Value { return int64_t{o.full_listing}; }},
+      {{"opt_samples", ColumnType::Int64, "bool", "--samples"}, [](O o) -> results::Value { return int64_t{o.samples}; }},
+      {{"opt_quiet", ColumnType::Int64, "bool", "-q/--quiet"}, [](O o) -> results::Value { return int64_t{o.quiet}; }},
+      {{"opt_output", ColumnType::String, "", "-o/--output"}, [](O o) -> results::Value { return o.output; }},
+      {{"opt_iface", ColumnType::String, "", "--iface (or RINGBENCH_SOCKET_IFNAME); empty: chosen automatically"},
+       [](O o) -> results::Value { return o.transport.iface_spec; }},
+      {{"opt_timeout_s", ColumnType::Float64, "s", "--timeout; 0 waits forever"},
+       [](O o) -> results::Value { return std::chrono::duration<double>(o.transport.timeout).count(); }},
+      {{"opt_inject", ColumnType::String, "", "--inject, comma-separated"}, [](O o) -> results::Value { return joined(o.injects); }},
+      {{"opt_sockbuf_bytes", ColumnType::UInt64, "B", "--sockbuf; 0: the kernel's default"},
+       [](O o) -> results::Value { return uint64_t{o.transport.socket_buffer_bytes}; }},
+      {{"opt_pipeline_bytes", ColumnType::UInt64, "B", "--pipeline"},
+       [](O o) -> results::Value { return uint64_t{o.transport.pipeline_bytes}; }},
+  };
+  return columns;
+}
+
+// Schema 3's build, library and batch-job columns, then one per option: appended to /runs.
+results::Table with_metadata_columns(results::Table table) {
+  for (const results::Column& column : std::initializer_list<results::Column>{
+           {"compiler", ColumnType::String, "", "CMAKE_CXX_COMPILER_ID and _VERSION of the build"},
+           {"compiler_flags", ColumnType::String, "", "CMAKE_CXX_FLAGS and those of the build type"},
+           {"build_type", ColumnType::String, "", "CMAKE_BUILD_TYPE"},
+           {"hdf5_library", ColumnType::String, "", "HDF5 library version that wrote the row"},
+           {"slurm_job_id", ColumnType::String, "", "SLURM_JOB_ID; empty outside Slurm"},
+           {"slurm_array_job_id", ColumnType::String, "", "SLURM_ARRAY_JOB_ID; empty outside a job array"},
+           {"slurm_array_task_id", ColumnType::String, "", "SLURM_ARRAY_TASK_ID; empty outside a job array"},
+       })
+    table.columns.push_back(column);
+  for (const OptionColumn& option : option_columns()) table.columns.push_back(option.column);
+  return table;
+}
+
+std::string environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? value : "";
+}
+
+}  // namespace
+
 const results::Table& runs_table() {
-  static const results::Table table{
+  static const results::Table table = with_metadata_columns(results::Table{
       "/runs",
       {
           {"run_id", ColumnType::String, "", "globally unique id of the run (UUID v4)"},
@@ -51,7 +140,7 @@ const results::Table& runs_table() {
           {"interface_reason", ColumnType::String, "",
            "why the transport chose `interface`: IPoIB preferred, first non-virtual interface, --iface SPEC, ..."},
       },
-      "one row per ringbench run"};
+      "one row per ringbench run"});
   return table;
 }
 
@@ -132,11 +221,16 @@ std::vector<results::Row> sample_rows(const std::string& run_id, int row, const 
 }
 
 results::Row to_row(const RunRecord& r) {
-  return {r.run_id,       r.start_utc,      r.end_utc, r.version,   r.git_revision, r.mpi_library,
+  results::Row row{r.run_id,       r.start_utc,      r.end_utc, r.version,   r.git_revision, r.mpi_library,
           r.mca_parameters, int64_t{r.world_size}, r.hosts, r.cpu_model, r.kernel,   r.socket_buffers,
           r.timing_method, r.command_line,   r.interface, r.plain_pair_GBps, r.plain_pair_path, r.exit_status,
           r.conditions.load_average.value_or(std::nan("")), r.conditions.ranks_per_core(),
           r.conditions.barrier_skew_us, r.median_ci_width, r.interface_reason};
+  for (const std::string& text : {r.compiler, r.compiler_flags, r.build_type, r.hdf5_library, r.slurm_job_id,
+                                  r.slurm_array_job_id, r.slurm_array_task_id})
+    row.emplace_back(text);
+  row.insert(row.end(), r.options.begin(), r.options.end());
+  return row;
 }
 
 results::Row to_row(const std::string& run_id, const SizeResult& s, const BenchOptions& options, int n) {
@@ -241,6 +335,14 @@ RunRecord describe_run(const BenchOptions& options, const std::string& mpi_libra
                                    first_line_of("/proc/sys/net/ipv4/tcp_wmem"));
   run.timing_method = timing_method(options.timing);
   run.command_line = options.command_line;
+  run.compiler = RINGBENCH_COMPILER;
+  run.compiler_flags = RINGBENCH_CXX_FLAGS;
+  run.build_type = RINGBENCH_BUILD_TYPE;
+  run.hdf5_library = results::hdf5_library_version();
+  run.slurm_job_id = environment("SLURM_JOB_ID");
+  run.slurm_array_job_id = environment("SLURM_ARRAY_JOB_ID");
+  run.slurm_array_task_id = environment("SLURM_ARRAY_TASK_ID");
+  for (const OptionColumn& option : option_columns()) run.options.push_back(option.value(options));
   return run;
 }
 

@@ -37,6 +37,11 @@ struct RunRecord {
   std::string exit_status = "running";
   RunConditions conditions;
   double median_ci_width = std::nan("");  // known when the run ends
+  // Schema 3: the build (from CMake), the HDF5 library, the Slurm job (empty outside one), and
+  // every option, one value per column (run_record.cpp's option_columns).
+  std::string compiler, compiler_flags, build_type, hdf5_library;
+  std::string slurm_job_id, slurm_array_job_id, slurm_array_task_id;
+  results::Row options;
 };
 
 const results::Table& runs_table();
