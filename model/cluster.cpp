@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "error.h"
+#include "input_limits.h"
 #include "units.h"
 
 namespace ringbench::model {
@@ -32,6 +33,10 @@ void validate(const Cluster& c) {
   if (c.name.empty()) throw InputError("name must not be empty");
   require(c.nodes >= 1, "nodes", ">= 1", c.nodes);
   require(c.gpus_per_node >= 1, "gpus_per_node", ">= 1", c.gpus_per_node);
+  // In 64 bits: gpus() is an int, and the model keeps per-GPU state (input_limits.h).
+  const int64_t gpus = static_cast<int64_t>(c.nodes) * c.gpus_per_node;
+  require(gpus <= limits::kMaxGpus, "nodes x gpus_per_node", fmt::format("<= {} GPUs (the model's limit)", limits::kMaxGpus),
+          static_cast<double>(gpus));
   require(c.scale_up.gpus_per_island >= 1, "scale_up.gpus_per_island", ">= 1",
           c.scale_up.gpus_per_island);
   require(c.scale_up.gpus_per_island % c.gpus_per_node == 0, "scale_up.gpus_per_island",

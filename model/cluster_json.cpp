@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "error.h"
+#include "input_limits.h"
 #include "json_fields.h"
 #include "presets.h"
 #include "published_figures.h"
@@ -30,12 +31,12 @@ void parse_scale_up(const json& section, bool required, Cluster& c) {
   } else if (kind == "pcie") {
     c.scale_up.kind = ScaleUpKind::PCIe;
   } else {
-    throw InputError(fmt::format("scale_up.kind must be \"nvlink\" or \"pcie\", got \"{}\"", kind));
+    throw InputError(fmt::format("scale_up.kind must be \"nvlink\" or \"pcie\", got {}", json_fields::quoted(kind)));
   }
   if (!section.contains("gpus_per_island")) c.scale_up.gpus_per_island = c.gpus_per_node;
-  f.integer("gpus_per_island", c.scale_up.gpus_per_island);
-  f.number("bw_GBps", c.scale_up.bw_GBps);
-  f.number("latency_us", c.scale_up.latency_us);
+  f.count("gpus_per_island", c.scale_up.gpus_per_island, limits::kMaxGpus);
+  f.positive("bw_GBps", c.scale_up.bw_GBps, limits::kMaxGBps);
+  f.number("latency_us", c.scale_up.latency_us, 0, limits::kMaxLatencyUs);
   f.boolean("in_switch_reduction", c.scale_up.in_switch_reduction);
   f.reject_unknown();
 }
@@ -46,28 +47,29 @@ void parse_nics(const json& section, bool required, Nics& nics) {
     f.require("per_node");
     f.require("bw_Gbps");
   }
-  f.integer("per_node", nics.per_node);
-  f.number("bw_Gbps", nics.bw_Gbps);
-  f.number("latency_us", nics.latency_us);
+  f.count("per_node", nics.per_node, limits::kMaxGpus);
+  f.positive("bw_Gbps", nics.bw_Gbps, limits::kMaxGbps);
+  f.number("latency_us", nics.latency_us, 0, limits::kMaxLatencyUs);
   f.reject_unknown();
 }
 
 void parse_network(const json& section, Network& network) {
   Fields f(section, "network");
   f.boolean("rail_optimized", network.rail_optimized);
-  f.integer("nodes_per_leaf", network.nodes_per_leaf);
-  f.number("spine_oversubscription", network.spine_oversubscription);
-  f.integer("nodes_per_pod", network.nodes_per_pod);
-  f.number("pod_oversubscription", network.pod_oversubscription);
-  f.number("switch_hop_latency_us", network.switch_hop_latency_us);
+  f.count("nodes_per_leaf", network.nodes_per_leaf, limits::kMaxGpus);
+  f.number("spine_oversubscription", network.spine_oversubscription, 1, limits::kMaxOversubscription);
+  f.integer("nodes_per_pod", network.nodes_per_pod, 0, limits::kMaxGpus);  // 0: one pod
+  f.number("pod_oversubscription", network.pod_oversubscription, 1, limits::kMaxOversubscription);
+  f.number("switch_hop_latency_us", network.switch_hop_latency_us, 0, limits::kMaxLatencyUs);
   f.reject_unknown();
 }
 
 void parse_efficiency(const json& section, Efficiency& efficiency) {
   Fields f(section, "efficiency");
-  f.number("scale_up", efficiency.scale_up);
-  f.number("in_switch", efficiency.in_switch);
-  f.number("nic", efficiency.nic);
+  // Achieved / line rate: a fraction, never above 1.
+  f.positive("scale_up", efficiency.scale_up, 1);
+  f.positive("in_switch", efficiency.in_switch, 1);
+  f.positive("nic", efficiency.nic, 1);
   f.reject_unknown();
 }
 
@@ -85,9 +87,9 @@ Cluster parse(const json& doc) {
   top.string("name", c.name);
   top.string("description", c.description);
   top.string("gpu", c.gpu);
-  top.integer("nodes", c.nodes);
-  top.integer("gpus_per_node", c.gpus_per_node);
-  top.number("launch_overhead_us", c.launch_overhead_us);
+  top.count("nodes", c.nodes, limits::kMaxGpus);
+  top.count("gpus_per_node", c.gpus_per_node, limits::kMaxGpus);
+  top.number("launch_overhead_us", c.launch_overhead_us, 0, limits::kMaxLatencyUs);
   if (const json* s = top.find("scale_up")) parse_scale_up(*s, base.empty(), c);
   if (const json* n = top.find("nics")) parse_nics(*n, base.empty(), c.nics);
   if (const json* n = top.find("network")) parse_network(*n, c.network);
@@ -100,21 +102,12 @@ Cluster parse(const json& doc) {
 }  // namespace
 
 Cluster cluster_from_json(const std::string& text, const std::string& source) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    // nlohmann's message starts with "[json.exception.parse_error.101] parse error at line 3, ...".
-    std::string what = e.what();
-    const auto at = what.find("] ");
-    throw InputError(fmt::format("cluster file {}: {}", source, at == std::string::npos ? what : what.substr(at + 2)));
-  }
+  const std::string where = fmt::format("cluster file {}", source);
+  const json doc = json_fields::parse_document(text, where);
   try {
     return parse(doc);
   } catch (const InputError& e) {
-    throw InputError(fmt::format("cluster file {}: {}", source, e.what()));
-  } catch (const json::exception& e) {  // e.g. an integer too large for int
-    throw InputError(fmt::format("cluster file {}: {}", source, e.what()));
+    throw InputError(fmt::format("{}: {}", where, e.what()));
   }
 }
 

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "error.h"
+#include "input_limits.h"
 #include "json_fields.h"
 
 namespace ringbench::model {
@@ -107,32 +108,50 @@ const std::vector<std::pair<std::string, std::function<Transformer()>>>& table()
 using json_fields::Fields;
 using nlohmann::json;
 
+void read_fields(Fields& f, Transformer& m) {
+  f.string("name", m.name);
+  f.string("description", m.description);
+  f.count("layers", m.layers, limits::kMaxLayers);
+  f.count("hidden", m.hidden, limits::kMaxHidden);
+  f.count("heads", m.heads, limits::kMaxHidden);
+  f.integer("kv_heads", m.kv_heads, 0, limits::kMaxHidden);         // 0: = heads
+  f.integer("ffn_hidden", m.ffn_hidden, 0, limits::kMaxFfnHidden);  // 0: 4 x hidden
+  f.boolean("gated_mlp", m.gated_mlp);
+  f.boolean("biases", m.biases);
+  f.boolean("learned_positions", m.learned_positions);
+  f.boolean("tied_embeddings", m.tied_embeddings);
+  f.count("vocab", m.vocab, limits::kMaxVocab);
+  f.count("sequence", m.sequence, limits::kMaxSequence);
+  f.count("experts", m.experts, limits::kMaxExperts);
+  f.count("top_k", m.top_k, limits::kMaxExperts);
+  f.positive("bytes_per_activation", m.bytes_per_activation, limits::kMaxBytesPerValue);
+  f.positive("grad_reduce_bytes", m.grad_reduce_bytes, limits::kMaxBytesPerValue);
+  f.boolean("flash_attention", m.flash_attention);
+}
+
+// Each field is in range; these bound what the fields make together, so that no byte count the
+// step model forms from them overflows (input_limits.h).
+void check_products(const Transformer& m) {
+  if (!(m.params() <= limits::kMaxParams)) {
+    throw InputError(fmt::format("the model has {:.3g} parameters, more than the limit of {:.0e}", m.params(), limits::kMaxParams));
+  }
+  const double sequence_bytes = static_cast<double>(m.sequence) * m.hidden * m.bytes_per_activation * m.top_k;
+  if (sequence_bytes > limits::kMaxSequenceBytes) {
+    throw InputError(fmt::format("sequence x hidden x bytes_per_activation x top_k = {:.3g} bytes, more than the limit of {:.0e}",
+                                 sequence_bytes, limits::kMaxSequenceBytes));
+  }
+}
+
 Transformer parse(const json& doc) {
   Fields f(doc, "");
   std::string base;
   f.string("base", base);
   Transformer m = base.empty() ? Transformer{} : workload_preset(base);
-  f.string("name", m.name);
-  f.string("description", m.description);
-  f.integer("layers", m.layers);
-  f.integer("hidden", m.hidden);
-  f.integer("heads", m.heads);
-  f.integer("kv_heads", m.kv_heads);
-  f.integer("ffn_hidden", m.ffn_hidden);
-  f.boolean("gated_mlp", m.gated_mlp);
-  f.boolean("biases", m.biases);
-  f.boolean("learned_positions", m.learned_positions);
-  f.boolean("tied_embeddings", m.tied_embeddings);
-  f.integer("vocab", m.vocab);
-  f.integer("sequence", m.sequence);
-  f.integer("experts", m.experts);
-  f.integer("top_k", m.top_k);
-  f.number("bytes_per_activation", m.bytes_per_activation);
-  f.number("grad_reduce_bytes", m.grad_reduce_bytes);
-  f.boolean("flash_attention", m.flash_attention);
+  read_fields(f, m);
   f.reject_unknown();
   if (m.name.empty()) m.name = "custom";
   validate(m);
+  check_products(m);
   return m;
 }
 
@@ -253,16 +272,16 @@ Transformer resolve_workload(std::string_view name_or_path) {
   if (!in) throw InputError(fmt::format("--model: cannot open {}", path));
   std::stringstream text;
   text << in.rdbuf();
-  json doc;
-  try {
-    doc = json::parse(text.str());
-  } catch (const json::parse_error& e) {
-    throw InputError(fmt::format("--model {}: not valid JSON (byte {})", path, e.byte));
-  }
+  return workload_from_json(text.str(), path);
+}
+
+Transformer workload_from_json(const std::string& text, const std::string& source) {
+  const std::string where = fmt::format("--model {}", source);
+  const json doc = json_fields::parse_document(text, where);
   try {
     return parse(doc);
   } catch (const InputError& e) {
-    throw InputError(fmt::format("--model {}: {}", path, e.what()));
+    throw InputError(fmt::format("{}: {}", where, e.what()));
   }
 }
 

@@ -75,6 +75,9 @@ Transformer workload_preset(std::string_view name);
 // A preset name, or a JSON file (contains '/' or ends in .json); files may start from a preset
 // with "base" and override fields; unknown keys are errors naming the key.
 Transformer resolve_workload(std::string_view name_or_path);
+// The JSON text of such a file; `source` names it in errors. Every number is range-checked
+// (input_limits.h): InputError, one line naming the field.
+Transformer workload_from_json(const std::string& text, const std::string& source);
 std::string workload_to_json(const Transformer& m);
 
 // What the step model needs of a GPU: dense 16-bit peak and memory. The achieved fraction of

@@ -42,16 +42,14 @@ std::pair<model::Dim, int> parse_group(const std::string& text) {
   throw model::InputError(fmt::format("--group: '{}' is not DIM=SIZE (e.g. tp=8)", text));
 }
 
-void run(const Options& o, Context& context) {
-  const model::Cluster cluster = o.cluster.resolve();
-  const model::Op op = model::parse_op(o.op);
-  const uint64_t bytes = parse_bytes(o.bytes, "--bytes");
-  const int n = cluster.gpus();
-  const auto [dim, size] = parse_group(o.group);
-
+// --placement as given, or the cluster split into --group's groups with the rest in DP (or TP).
+model::Placement placement_of(const Options& o, int n, model::Dim dim, int size) {
   model::Placement p;
   if (!o.placement.empty()) {
     p = model::parse_placement(o.placement);
+    // In 64 bits before check_divides forms the product as an int (tp=65536,dp=65536 is 2^32).
+    using model::Dim;
+    if (product_up_to({p[Dim::TP], p[Dim::CP], p[Dim::EP], p[Dim::DP], p[Dim::PP]}, n) > n) throw model::InputError(fmt::format("--placement {} needs more than the cluster's {} GPUs", o.placement, n));
     if (size != 0 && p[dim] != size) {
       throw model::InputError(fmt::format("--group {} disagrees with --placement {}", o.group, o.placement));
     }
@@ -64,6 +62,17 @@ void run(const Options& o, Context& context) {
     p[dim] = size;
     p[dim == model::Dim::TP ? model::Dim::DP : model::Dim::TP] = n / size;
   }
+  return p;
+}
+
+void run(const Options& o, Context& context) {
+  const model::Cluster cluster = o.cluster.resolve();
+  const model::Op op = model::parse_op(o.op);
+  const uint64_t bytes = parse_bytes(o.bytes, "--bytes");
+  const int n = cluster.gpus();
+  const auto [dim, size] = parse_group(o.group);
+
+  model::Placement p = placement_of(o, n, dim, size);
   p.order = model::parse_order(o.order);
   model::check_divides(p, n);
   if (p[dim] < 2) throw model::InputError(fmt::format("--group {}: a collective needs at least 2 GPUs", o.group));

@@ -14,8 +14,10 @@
 #include "commands.h"
 #include "model/error.h"
 #include "model/failures.h"
+#include "model/input_limits.h"
 #include "report.h"
 #include "results_output.h"
+#include "sizes.h"
 
 namespace ringbench::topomodel {
 namespace {
@@ -30,27 +32,20 @@ struct Options {
   ClusterOptions cluster;
   int tp = 8, pp = 1, cp = 1, ep = 1;
   std::string order = default_rank_order();
-  double checkpoint_s = 0;  // 0: checkpoint bytes / storage bandwidth
-  double checkpoint_GB = 0;  // 0: kLlama3CheckpointGB
+  double checkpoint_s = 0;   // 0: not given (the flag rejects 0); checkpoint bytes / storage bandwidth
+  double checkpoint_GB = 0;  // 0: not given; kLlama3CheckpointGB
   double storage_GBps = 2000;
   double restart_s = 600;
   std::vector<double> intervals_min;  // empty: kDefaultIntervalsMin
 };
 
+// Each value has passed its flag's validator (add_failures_command); what is left is how they
+// combine.
 void check_options(const Options& o, int n) {
-  for (auto [flag, value] : {std::pair{"--tp", o.tp}, {"--pp", o.pp}, {"--cp", o.cp}, {"--ep", o.ep}}) {
-    if (value < 1) throw model::InputError(fmt::format("{} must be >= 1, got {}", flag, value));
-  }
-  if (n % (o.tp * o.pp * o.cp * o.ep) != 0) {
+  const int64_t model_parallel = product_up_to({o.tp, o.pp, o.cp, o.ep}, n);
+  if (model_parallel > n || n % model_parallel != 0) {
     throw model::InputError(fmt::format("--tp {} x --pp {} x --cp {} x --ep {} does not divide the {} GPUs", o.tp, o.pp,
                                         o.cp, o.ep, n));
-  }
-  if (o.restart_s < 0) throw model::InputError(fmt::format("--restart-s must be >= 0, got {}", o.restart_s));
-  if (o.checkpoint_s < 0) throw model::InputError(fmt::format("--checkpoint-s must be > 0, got {}", o.checkpoint_s));
-  if (o.checkpoint_GB < 0) throw model::InputError(fmt::format("--checkpoint-GB must be > 0, got {}", o.checkpoint_GB));
-  if (!(o.storage_GBps > 0)) throw model::InputError(fmt::format("--storage-GBps must be > 0, got {}", o.storage_GBps));
-  for (double i : o.intervals_min) {
-    if (!(i > 0)) throw model::InputError(fmt::format("--interval-min must be > 0, got {}", i));
   }
 }
 
@@ -130,20 +125,29 @@ void add_failures_command(CLI::App& app, Context& context) {
   auto* command = app.add_subcommand("failures", "blast radius per failed component, and goodput vs checkpoint interval");
   auto o = std::make_shared<Options>();
   o->cluster.add_to(*command);
-  command->add_option("--tp", o->tp, "tensor-parallel size")->capture_default_str();
-  command->add_option("--pp", o->pp, "pipeline-parallel size")->capture_default_str();
-  command->add_option("--cp", o->cp, "context-parallel size")->capture_default_str();
-  command->add_option("--ep", o->ep, "expert-parallel size")->capture_default_str();
+  using model::limits::kMaxSeconds;
+  const CLI::Validator parallel = integer_in(1, model::limits::kMaxGpus);
+  command->add_option("--tp", o->tp, "tensor-parallel size")->capture_default_str()->check(parallel);
+  command->add_option("--pp", o->pp, "pipeline-parallel size")->capture_default_str()->check(parallel);
+  command->add_option("--cp", o->cp, "context-parallel size")->capture_default_str()->check(parallel);
+  command->add_option("--ep", o->ep, "expert-parallel size")->capture_default_str()->check(parallel);
   command->add_option("--order", o->order, "rank order, innermost first")->capture_default_str();
-  command->add_option("--checkpoint-s", o->checkpoint_s, "seconds the job pauses per checkpoint (default: size / storage)");
+  command->add_option("--checkpoint-s", o->checkpoint_s, "seconds the job pauses per checkpoint (default: size / storage)")
+      ->check(number_in(0, kMaxSeconds, true));
   command->add_option("--checkpoint-GB", o->checkpoint_GB,
                       fmt::format("checkpoint size in GB (default {:.0f}: Llama 3 405B, 405e9 params x 16 bytes)",
-                                  kLlama3CheckpointGB));
-  command->add_option("--storage-GBps", o->storage_GBps, "checkpoint write bandwidth, GB/s")->capture_default_str();
-  command->add_option("--restart-s", o->restart_s, "seconds from failure to training again")->capture_default_str();
+                                  kLlama3CheckpointGB))
+      ->check(number_in(0, model::limits::kMaxStorageGB, true));
+  command->add_option("--storage-GBps", o->storage_GBps, "checkpoint write bandwidth, GB/s")
+      ->capture_default_str()
+      ->check(number_in(0, model::limits::kMaxStorageGB, true));
+  command->add_option("--restart-s", o->restart_s, "seconds from failure to training again")
+      ->capture_default_str()
+      ->check(number_in(0, kMaxSeconds));
   command->add_option("--interval-min", o->intervals_min,
                       fmt::format("checkpoint intervals to tabulate, minutes (repeatable; default {})",
-                                  fmt::join(kDefaultIntervalsMin, " ")));
+                                  fmt::join(kDefaultIntervalsMin, " ")))
+      ->check(number_in(0, kMaxSeconds / 60, true));
   command->callback([o, &context] { run(*o, context); });
 }
 

@@ -3,16 +3,32 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <string>
 #include <utility>
 
 #include "model/error.h"
+#include "model/input_limits.h"
 
 namespace ringbench::topomodel {
 
 using model::InputError;
+
+namespace {
+
+// The user's text for an error message, control characters as \xNN so the message stays one line.
+std::string shown(std::string_view text) {
+  std::string out;
+  for (const char ch : text) {
+    const auto byte = static_cast<unsigned char>(ch);
+    out += byte < 0x20 || byte == 0x7f ? fmt::format("\\x{:02x}", byte) : std::string(1, ch);
+  }
+  return out;
+}
+
+}  // namespace
 
 uint64_t parse_bytes(std::string_view text, std::string_view flag) {
   static const std::array<std::pair<std::string_view, double>, 7> kSuffixes = {{
@@ -32,23 +48,61 @@ uint64_t parse_bytes(std::string_view text, std::string_view flag) {
     }
   }
   if (end == s.c_str() || !known || !std::isfinite(number)) {
-    throw InputError(fmt::format("{}: '{}' is not a size (e.g. 4096, 64M, 1G = 1e9 bytes, 1Gi = 2^30)", flag, text));
+    throw InputError(fmt::format("{}: '{}' is not a size (e.g. 4096, 64M, 1G = 1e9 bytes, 1Gi = 2^30)", flag, shown(text)));
   }
   const double bytes = number * scale;
-  if (bytes < 1) throw InputError(fmt::format("{} must be at least 1 byte, got '{}'", flag, text));
-  if (bytes > 1e18) throw InputError(fmt::format("{}: '{}' is too large", flag, text));
+  if (bytes < 1) throw InputError(fmt::format("{} must be at least 1 byte, got '{}'", flag, shown(text)));
+  if (bytes > model::limits::kMaxBytes) {
+    throw InputError(fmt::format("{}: '{}' is more than the limit of {:g} bytes", flag, shown(text), model::limits::kMaxBytes));
+  }
   return static_cast<uint64_t>(std::llround(bytes));
 }
 
-double parse_count(std::string_view text, std::string_view flag) {
+double parse_count(std::string_view text, std::string_view flag, double max) {
   const std::string s(text);
   char* end = nullptr;
   const double value = std::strtod(s.c_str(), &end);
   if (end == s.c_str() || *end != '\0' || !std::isfinite(value)) {
-    throw InputError(fmt::format("{}: '{}' is not a number", flag, text));
+    throw InputError(fmt::format("{}: '{}' is not a number", flag, shown(text)));
   }
-  if (value <= 0) throw InputError(fmt::format("{} must be > 0, got '{}'", flag, text));
+  if (value <= 0) throw InputError(fmt::format("{} must be > 0, got '{}'", flag, shown(text)));
+  if (value > max) throw InputError(fmt::format("{} must be <= {:g}, got '{}'", flag, max, shown(text)));
   return value;
+}
+
+int64_t product_up_to(std::initializer_list<int> sizes, int64_t limit) {
+  int64_t product = 1;
+  for (const int size : sizes) {
+    product *= size;
+    if (product > limit) return limit + 1;
+  }
+  return product;
+}
+
+CLI::Validator integer_in(int64_t min, int64_t max) {
+  auto check = [min, max](std::string& text) -> std::string {
+    int64_t value = 0;
+    const char* end = text.data() + text.size();
+    const auto [stop, error] = std::from_chars(text.data(), end, value);
+    if (error != std::errc() || stop != end || value < min || value > max) {
+      return fmt::format("must be an integer from {} to {}, got '{}'", min, max, shown(text));
+    }
+    return "";
+  };
+  return CLI::Validator(check, "");
+}
+
+CLI::Validator number_in(double min, double max, bool above_min) {
+  auto check = [min, max, above_min](std::string& text) -> std::string {
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    const bool parsed = !text.empty() && end == text.c_str() + text.size() && std::isfinite(value);
+    if (!parsed || (above_min ? !(value > min) : !(value >= min)) || !(value <= max)) {
+      return fmt::format("must be a number {} {:g} and <= {:g}, got '{}'", above_min ? ">" : ">=", min, max, shown(text));
+    }
+    return "";
+  };
+  return CLI::Validator(check, "");
 }
 
 std::string human_bytes(double bytes) {

@@ -7,9 +7,11 @@
 
 #include "commands.h"
 #include "model/error.h"
+#include "model/input_limits.h"
 #include "model/step.h"
 #include "report.h"
 #include "results_output.h"
+#include "sizes.h"
 #include "training_options.h"
 
 namespace ringbench::topomodel {
@@ -27,12 +29,9 @@ void run(const Options& o, Context& context) {
   const model::Transformer m = o.training.workload();
   const model::TrainingConfig config = o.training.config();
   const int n = cluster.gpus();
-  for (auto [flag, value] : {std::pair{"--tp", o.tp}, {"--pp", o.pp}, {"--cp", o.cp}, {"--ep", o.ep}}) {
-    if (value < 1) throw model::InputError(fmt::format("{} must be >= 1, got {}", flag, value));
-  }
-  if (o.dp < 0) throw model::InputError(fmt::format("--dp must be >= 1, got {}", o.dp));
-  const int model_parallel = o.tp * o.pp * o.cp * o.ep;
-  if (n % model_parallel != 0) {
+  // Each flag is in [1, kMaxGpus] (its validator); their product must not overflow.
+  const int64_t model_parallel = product_up_to({o.tp, o.pp, o.cp, o.ep}, n);
+  if (model_parallel > n || n % model_parallel != 0) {
     throw model::InputError(fmt::format("--tp {} x --pp {} x --cp {} x --ep {} does not divide the {} GPUs", o.tp, o.pp,
                                         o.cp, o.ep, n));
   }
@@ -41,11 +40,11 @@ void run(const Options& o, Context& context) {
   p[model::Dim::PP] = o.pp;
   p[model::Dim::CP] = o.cp;
   p[model::Dim::EP] = o.ep;
-  p[model::Dim::DP] = o.dp == 0 ? n / model_parallel : o.dp;
+  p[model::Dim::DP] = o.dp == 0 ? static_cast<int>(n / model_parallel) : o.dp;  // 0: --dp not given
   p.order = model::parse_order(o.order);
-  if (p.gpus() != n) {
+  if (model_parallel * p[model::Dim::DP] != n) {
     throw model::InputError(fmt::format("--dp {}: tp x pp x cp x ep x dp = {} GPUs, not the cluster's {}", o.dp,
-                                        p.gpus(), n));
+                                        model_parallel * p[model::Dim::DP], n));
   }
 
   ResultsOutput output(o.cluster.output, run_record("step", context, &cluster, n));
@@ -69,11 +68,12 @@ void add_step_command(CLI::App& app, Context& context) {
   auto o = std::make_shared<Options>();
   o->cluster.add_to(*command);
   o->training.add_to(*command, true);
-  command->add_option("--tp", o->tp, "tensor-parallel size")->capture_default_str();
-  command->add_option("--pp", o->pp, "pipeline-parallel size")->capture_default_str();
-  command->add_option("--dp", o->dp, "data-parallel size (default: the rest of the GPUs)");
-  command->add_option("--cp", o->cp, "context-parallel size")->capture_default_str();
-  command->add_option("--ep", o->ep, "expert-parallel size")->capture_default_str();
+  const CLI::Validator parallel = integer_in(1, model::limits::kMaxGpus);
+  command->add_option("--tp", o->tp, "tensor-parallel size")->capture_default_str()->check(parallel);
+  command->add_option("--pp", o->pp, "pipeline-parallel size")->capture_default_str()->check(parallel);
+  command->add_option("--dp", o->dp, "data-parallel size (default: the rest of the GPUs)")->check(parallel);
+  command->add_option("--cp", o->cp, "context-parallel size")->capture_default_str()->check(parallel);
+  command->add_option("--ep", o->ep, "expert-parallel size")->capture_default_str()->check(parallel);
   command->add_option("--order", o->order, "rank order, innermost first (Megatron notation)")->capture_default_str();
   command->callback([o, &context] { run(*o, context); });
 }

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "model/cluster_json.h"
 #include "model/error.h"
+#include "model/input_limits.h"
 #include "model/sweep.h"
 #include "report.h"
 #include "results_output.h"
@@ -34,17 +35,21 @@ struct Options {
   std::vector<int> micro_batches;  // --model: micro-batch sizes to try
 };
 
+// --cp x --ep in 64 bits before the sweep forms it as an int (each is up to kMaxGpus).
+void check_fixed_factors(const Options& o, int gpus) {
+  if (product_up_to({o.cp, o.ep}, gpus) > gpus) {
+    throw model::InputError(fmt::format("--cp {} x --ep {} must divide --gpus {}", o.cp, o.ep, gpus));
+  }
+}
+
 // --model: the training-step sweep (issue 7), ranked by step time, with memory rejections.
 void run_training(const Options& o, Context& context) {
   model::Cluster cluster = o.cluster.resolve();
   const int gpus = cluster.gpus();
+  check_fixed_factors(o, gpus);
   const model::Transformer m = o.training.workload();
   const model::TrainingConfig config = o.training.config();
-  if (o.top < 1) throw model::InputError("--top must be >= 1");
   std::vector<int> mbs = o.micro_batches.empty() ? std::vector<int>{1, 2, 4} : o.micro_batches;
-  for (int mb : mbs) {
-    if (mb < 1) throw model::InputError(fmt::format("--micro-batches: {} must be >= 1", mb));
-  }
   ResultsOutput output(o.cluster.output, run_record("sweep", context, &cluster, gpus));
   model::CostModel cost_model(cluster);
   const auto swept = model::step_sweep(cost_model, m, config, gpus, mbs, {.cp = o.cp, .ep = o.ep, .orders = o.orders});
@@ -68,18 +73,15 @@ void run(const Options& o, Context& context) {
   if (!o.training.model.empty()) return run_training(o, context);
   model::Cluster cluster = o.cluster.resolve();
   const int gpus = cluster.gpus();
+  check_fixed_factors(o, gpus);
   model::MessageWorkload w;
   w.tp_bytes = parse_bytes(o.tp_bytes, "--tp-bytes");
   w.pp_bytes = o.pp_bytes.empty() ? w.tp_bytes : parse_bytes(o.pp_bytes, "--pp-bytes");
-  const double params = parse_count(o.params, "--params");
-  const double per_param = parse_count(o.grad_bytes_per_param, "--grad-bytes-per-param");
+  const double params = parse_count(o.params, "--params", model::limits::kMaxParams);
+  const double per_param = parse_count(o.grad_bytes_per_param, "--grad-bytes-per-param", model::limits::kMaxBytesPerValue);
   w.gradient_bytes = static_cast<uint64_t>(params * per_param);
   w.cp_bytes = o.cp > 1 ? parse_bytes(o.cp_bytes, "--cp-bytes") : 0;
   w.ep_bytes = o.ep > 1 ? parse_bytes(o.ep_bytes, "--ep-bytes") : 0;
-  if (o.layers < 1) throw model::InputError(fmt::format("--layers must be >= 1, got {}", o.layers));
-  if (o.microbatches < 1) throw model::InputError(fmt::format("--microbatches must be >= 1, got {}", o.microbatches));
-  if (o.max_tp < 0) throw model::InputError(fmt::format("--max-tp must be >= 0, got {}", o.max_tp));
-  if (o.top < 1) throw model::InputError("--top must be >= 1");
   w.layers = o.layers;
   w.microbatches = o.microbatches;
   w.max_tp = o.max_tp;
@@ -115,18 +117,25 @@ void add_sweep_command(CLI::App& app, Context& context) {
   command->add_option("--pp-bytes", o->pp_bytes, "one activation sent between stages (default: --tp-bytes)");
   command->add_option("--params", o->params, "model parameters (for the DP gradient all-reduce)")->capture_default_str();
   command->add_option("--grad-bytes-per-param", o->grad_bytes_per_param, "bytes per gradient")->capture_default_str();
-  command->add_option("--layers", o->layers, "transformer layers (pp must divide it)")->capture_default_str();
-  command->add_option("--microbatches", o->microbatches, "micro-batches per step")->capture_default_str();
+  namespace limits = model::limits;
+  command->add_option("--layers", o->layers, "transformer layers (pp must divide it)")
+      ->capture_default_str()
+      ->check(integer_in(1, limits::kMaxLayers));
+  command->add_option("--microbatches", o->microbatches, "micro-batches per step")
+      ->capture_default_str()
+      ->check(integer_in(1, limits::kMaxGlobalBatch));
   command->add_option("--max-tp", o->max_tp, "largest TP the model allows (e.g. attention heads); 0 = no limit")
-      ->capture_default_str();
-  command->add_option("--cp", o->cp, "fixed context-parallel size")->capture_default_str();
-  command->add_option("--ep", o->ep, "fixed expert-parallel size")->capture_default_str();
+      ->capture_default_str()
+      ->check(integer_in(0, limits::kMaxGpus));
+  command->add_option("--cp", o->cp, "fixed context-parallel size")->capture_default_str()->check(integer_in(1, limits::kMaxGpus));
+  command->add_option("--ep", o->ep, "fixed expert-parallel size")->capture_default_str()->check(integer_in(1, limits::kMaxGpus));
   command->add_option("--cp-bytes", o->cp_bytes, "one CP all-gather (with --cp > 1)");
   command->add_option("--ep-bytes", o->ep_bytes, "one EP all-to-all (with --ep > 1)");
   command->add_option("--order", o->orders, "only these rank orders (repeatable); default: every distinct order");
-  command->add_option("--top", o->top, "rows to print")->capture_default_str();
+  command->add_option("--top", o->top, "rows to print")->capture_default_str()->check(integer_in(1, limits::kMaxGpus));
   o->training.add_to(*command, false);
-  command->add_option("--micro-batches", o->micro_batches, "with --model: micro-batch sizes to try (default 1 2 4)");
+  command->add_option("--micro-batches", o->micro_batches, "with --model: micro-batch sizes to try (default 1 2 4)")
+      ->check(integer_in(1, limits::kMaxMicroBatch));
   command->callback([o, &context] { run(*o, context); });
 }
 

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "model/error.h"
+#include "model/input_limits.h"
+#include "sizes.h"
 
 namespace ringbench::topomodel {
 
@@ -10,10 +12,14 @@ void TrainingOptions::add_to(CLI::App& command, bool model_required) {
   auto* m = command.add_option("--model", model, "workload: gpt3-175b, llama2-70b, llama3-405b, mixtral-8x7b, "
                                                   "megatron-162b, or a .json file (see model/workloads/)");
   if (model_required) m->required();
-  command.add_option("--global-batch", global_batch, "sequences per step (default 1536)");
-  command.add_option("--micro-batch", micro_batch, "sequences per micro-batch")->capture_default_str();
+  command.add_option("--global-batch", global_batch, "sequences per step (default 1536)")
+      ->check(integer_in(1, model::limits::kMaxGlobalBatch));
+  command.add_option("--micro-batch", micro_batch, "sequences per micro-batch")
+      ->capture_default_str()
+      ->check(integer_in(1, model::limits::kMaxMicroBatch));
   command.add_option("--virtual-stages", virtual_stages, "interleaved schedule: model chunks per GPU (1 = 1F1B)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(integer_in(1, model::limits::kMaxVirtualStages));
   command.add_option("--recompute", recompute, "activation recomputation: none, selective, full")->capture_default_str();
   command.add_flag("--sequence-parallel", sequence_parallel, "TP as reduce-scatter + all-gather, activations split");
   command.add_flag("--distributed-optimizer", distributed_optimizer, "shard optimizer state over DP (RS + AG)");
@@ -24,10 +30,9 @@ model::Transformer TrainingOptions::workload() const { return model::resolve_wor
 
 model::TrainingConfig TrainingOptions::config() const {
   model::TrainingConfig c;
-  if (global_batch < 0) throw model::InputError(fmt::format("--global-batch must be >= 1, got {}", global_batch));
-  c.global_batch = global_batch == 0 ? 1536 : global_batch;
-  if (micro_batch < 1) throw model::InputError(fmt::format("--micro-batch must be >= 1, got {}", micro_batch));
-  if (virtual_stages < 1) throw model::InputError(fmt::format("--virtual-stages must be >= 1, got {}", virtual_stages));
+  // The flags' validators have checked every value given; 0 is only ever "not given", which
+  // keeps TrainingConfig's default.
+  if (global_batch > 0) c.global_batch = global_batch;
   c.micro_batch = micro_batch;
   c.virtual_stages = virtual_stages;
   c.recompute = model::parse_recompute(recompute);

@@ -11,7 +11,7 @@ namespace ringbench::topomodel {
 
 struct TrainingOptions {
   std::string model;  // preset or .json; empty: sweep uses part 1's message workload
-  int global_batch = 0;  // 0: 1536 sequences (GPT-3's batch)
+  int global_batch = 0;  // 0: not given, TrainingConfig's default (--global-batch rejects 0)
   int micro_batch = 1;
   int virtual_stages = 1;
   std::string recompute = "full";

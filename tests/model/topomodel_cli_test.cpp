@@ -84,6 +84,125 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"failures --gpus 64 --restart-s -1", "--restart-s"},
                       BadInput{"failures --gpus 64 --interval-min 0", "--interval-min"}));
 
+// Issue 16's "no input crashes it": every row of its table, then nan, inf, negative, zero and
+// overflowing values of each kind of numeric input (integer and float flags, sizes, counts, and
+// integer and float fields of cluster and workload files). FILE in args is replaced by a file
+// holding `file` (a cluster or workload JSON document).
+struct LimitCase {
+  const char* args;
+  const char* names;  // what the message must contain: the flag or field, and the value
+  const char* file = "";
+};
+
+void PrintTo(const LimitCase& c, std::ostream* os) { *os << c.args << " " << c.file; }
+
+class TopomodelInputLimits : public ::testing::TestWithParam<LimitCase> {};
+
+TEST_P(TopomodelInputLimits, OneLineNamingTheInputAndExit2) {
+  std::string args = GetParam().args;
+  const auto file = std::filesystem::temp_directory_path() / ("topomodel_limits_" + std::to_string(::getpid()) + ".json");
+  if (const auto at = args.find("FILE"); at != std::string::npos) {
+    std::ofstream(file) << GetParam().file;
+    args.replace(at, 4, file.string());
+  }
+  const Outcome r = run(args);
+  std::filesystem::remove(file);
+  EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
+  EXPECT_NE(r.err.find(GetParam().names), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not one line: " << r.err;
+}
+
+constexpr const char* kStep = "step --cluster dgx-a100 --gpus 64 --model gpt3-175b --tp 8 ";
+
+INSTANTIATE_TEST_SUITE_P(
+    IssueTable, TopomodelInputLimits,
+    ::testing::Values(
+        LimitCase{"clusters --cluster FILE", "nics.bw_Gbps: number overflow parsing '1e400'",
+                  R"({"base": "dgx-h100", "nics": {"bw_Gbps": 1e400}})"},
+        LimitCase{"collective --gpus 2147483640", "--gpus: must be an integer from 1 to 1048576, got '2147483640'"},
+        LimitCase{"collective --nodes 16777216", "--nodes: must be an integer from 1 to 1048576, got '16777216'"},
+        LimitCase{"clusters --cluster FILE", "nodes must be an integer from 1 to 1048576, got 4294967297",
+                  R"({"base": "dgx-h100", "nodes": 4294967297})"},
+        LimitCase{"collective --nodes 268435456", "--nodes: must be an integer from 1 to 1048576, got '268435456'"},
+        LimitCase{"collective --nodes 131073", "--nodes 131073 x 8 GPUs per node = 1048584 GPUs, more than the model's limit"},
+        LimitCase{"step --cluster dgx-a100 --gpus 64 --model gpt3-175b --tp 8 --global-batch 0", "--global-batch: must be an integer from 1"},
+        LimitCase{"step --cluster dgx-a100 --gpus 64 --model gpt3-175b --tp 8 --dp 0", "--dp: must be an integer from 1"},
+        LimitCase{"failures --restart-s nan", "--restart-s: must be a number >= 0 and <= 1e+09, got 'nan'"},
+        LimitCase{"step --gpus 8 --model FILE", "hidden must be an integer from 1 to 1048576, got 2147483647",
+                  R"({"base": "gpt3-175b", "hidden": 2147483647})"}));
+
+INSTANTIATE_TEST_SUITE_P(
+    IntegerFlags, TopomodelInputLimits,
+    ::testing::Values(LimitCase{"collective --nodes nan", "--nodes: must be an integer"},
+                      LimitCase{"collective --nodes inf", "--nodes: must be an integer"},
+                      LimitCase{"collective --nodes -1", "--nodes: must be an integer"},
+                      LimitCase{"collective --nodes 1.5", "--nodes: must be an integer"},
+                      LimitCase{"collective --nodes 1e3", "--nodes: must be an integer"},
+                      LimitCase{"collective --nodes 99999999999999999999", "--nodes: must be an integer"},
+                      LimitCase{"collective --nodes 2 --placement tp=268435457,dp=16 --group tp", "--placement"},
+                      LimitCase{"step --cluster dgx-a100 --gpus 64 --model gpt3-175b --tp 1048576 --pp 1048576 --cp 1048576 --ep 1048576",
+                                "does not divide the 64 GPUs"},
+                      LimitCase{"failures --gpus 64 --tp 4294967304", "--tp: must be an integer"},
+                      LimitCase{"sweep --gpus 64 --cp 1048576 --ep 1048576", "--cp 1048576 x --ep 1048576"},
+                      LimitCase{"sweep --gpus 64 --top -1", "--top: must be an integer"},
+                      LimitCase{"sweep --gpus 64 --max-tp -1", "--max-tp: must be an integer"},
+                      LimitCase{"sweep --gpus 64 --microbatches 0", "--microbatches: must be an integer"},
+                      LimitCase{"sweep --gpus 64 --model gpt3-175b --micro-batches 65537", "--micro-batches: must be an integer"},
+                      LimitCase{"step --cluster dgx-a100 --gpus 64 --model gpt3-175b --tp 8 --micro-batch -3", "--micro-batch: must be an integer"},
+                      LimitCase{"step --cluster dgx-a100 --gpus 64 --model gpt3-175b --tp 8 --virtual-stages 0", "--virtual-stages: must be an integer"}));
+
+INSTANTIATE_TEST_SUITE_P(
+    FloatFlags, TopomodelInputLimits,
+    ::testing::Values(LimitCase{"failures --restart-s inf", "--restart-s: must be a number"},
+                      LimitCase{"failures --restart-s -1", "--restart-s: must be a number"},
+                      LimitCase{"failures --restart-s 1e400", "--restart-s: must be a number"},
+                      LimitCase{"failures --checkpoint-s 0", "--checkpoint-s: must be a number > 0"},
+                      LimitCase{"failures --checkpoint-GB -inf", "--checkpoint-GB: must be a number > 0"},
+                      LimitCase{"failures --storage-GBps nan", "--storage-GBps: must be a number > 0"},
+                      LimitCase{"failures --interval-min 1e300", "--interval-min: must be a number > 0"},
+                      LimitCase{"failures --interval-min 5 --interval-min -5", "--interval-min: must be a number > 0"}));
+
+INSTANTIATE_TEST_SUITE_P(
+    SizesAndCounts, TopomodelInputLimits,
+    ::testing::Values(LimitCase{"collective --nodes 2 --bytes nan", "--bytes: 'nan' is not a size"},
+                      LimitCase{"collective --nodes 2 --bytes inf", "--bytes: 'inf' is not a size"},
+                      LimitCase{"collective --nodes 2 --bytes 1e400", "--bytes: '1e400' is not a size"},
+                      LimitCase{"collective --nodes 2 --bytes 2E", "--bytes: '2E' is not a size"},
+                      LimitCase{"collective --nodes 2 --bytes 99999999999999999999G", "--bytes: '99999999999999999999G' is more than the limit"},
+                      LimitCase{"collective --nodes 2 --bytes -5", "--bytes must be at least 1 byte"},
+                      LimitCase{"sweep --gpus 64 --tp-bytes 0", "--tp-bytes must be at least 1 byte"},
+                      LimitCase{"sweep --gpus 64 --params nan", "--params: 'nan' is not a number"},
+                      LimitCase{"sweep --gpus 64 --params inf", "--params: 'inf' is not a number"},
+                      LimitCase{"sweep --gpus 64 --params 1e16", "--params must be <= 1e+15"},
+                      LimitCase{"sweep --gpus 64 --grad-bytes-per-param 1e18", "--grad-bytes-per-param must be <= 8"}));
+
+INSTANTIATE_TEST_SUITE_P(
+    ClusterFileFields, TopomodelInputLimits,
+    ::testing::Values(
+        LimitCase{"clusters --cluster FILE", "nics.bw_Gbps: number overflow parsing '-1e400'", R"({"base": "dgx-h100", "nics": {"bw_Gbps": -1e400}})"},
+        LimitCase{"clusters --cluster FILE", "scale_up.bw_GBps must be > 0 and <= 1e+06, got 0.0", R"({"base": "dgx-h100", "scale_up": {"bw_GBps": 0.0}})"},
+        LimitCase{"clusters --cluster FILE", "scale_up.bw_GBps must be > 0 and <= 1e+06, got 10000000.0", R"({"base": "dgx-h100", "scale_up": {"bw_GBps": 1e7}})"},
+        LimitCase{"clusters --cluster FILE", "nics.latency_us must be from 0 to 1e+06, got -1", R"({"base": "dgx-h100", "nics": {"latency_us": -1}})"},
+        LimitCase{"clusters --cluster FILE", "efficiency.nic must be > 0 and <= 1, got 1.5", R"({"base": "dgx-h100", "efficiency": {"nic": 1.5}})"},
+        LimitCase{"clusters --cluster FILE", "parse error", R"({"base": "dgx-h100", "launch_overhead_us": NaN})"},
+        LimitCase{"clusters --cluster FILE", "nodes must be an integer from 1 to 1048576, got -1", R"({"base": "dgx-h100", "nodes": -1})"},
+        LimitCase{"clusters --cluster FILE", "nodes must be an integer, got 1.8446744073709552e+19", R"({"base": "dgx-h100", "nodes": 18446744073709551616})"},
+        LimitCase{"clusters --cluster FILE", "nodes x gpus_per_node must be <= 1048576", R"({"base": "dgx-h100", "nodes": 1048576})"},
+        LimitCase{"clusters --cluster FILE", "network.nodes_per_pod must be an integer from 0", R"({"base": "dgx-h100", "network": {"nodes_per_pod": -32}})"},
+        LimitCase{"clusters --cluster FILE", "name must not contain control characters", "{\"base\": \"dgx-h100\", \"name\": \"a\\nb\"}"}));
+
+INSTANTIATE_TEST_SUITE_P(
+    WorkloadFileFields, TopomodelInputLimits,
+    ::testing::Values(
+        LimitCase{"step --gpus 8 --model FILE", "layers must be an integer from 1 to 65536, got 0", R"({"base": "gpt3-175b", "layers": 0})"},
+        LimitCase{"step --gpus 8 --model FILE", "layers must be an integer from 1 to 65536, got -96", R"({"base": "gpt3-175b", "layers": -96})"},
+        LimitCase{"step --gpus 8 --model FILE", "sequence must be an integer, got 2048.5", R"({"base": "gpt3-175b", "sequence": 2048.5})"},
+        LimitCase{"step --gpus 8 --model FILE", "vocab: number overflow parsing '1e400'", R"({"base": "gpt3-175b", "vocab": 1e400})"},
+        LimitCase{"step --gpus 8 --model FILE", "bytes_per_activation must be > 0 and <= 8, got -2", R"({"base": "gpt3-175b", "bytes_per_activation": -2})"},
+        LimitCase{"step --gpus 8 --model FILE", "grad_reduce_bytes must be > 0 and <= 8, got 1e+300", R"({"base": "gpt3-175b", "grad_reduce_bytes": 1e300})"},
+        LimitCase{"step --gpus 8 --model FILE", "parameters, more than the limit", R"({"base": "gpt3-175b", "layers": 65536, "hidden": 1048576, "heads": 1})"},
+        LimitCase{"step --gpus 8 --model FILE", "sequence x hidden x bytes_per_activation x top_k", R"({"base": "gpt3-175b", "layers": 1, "sequence": 16777216, "hidden": 1048576, "heads": 1})"}));
+
 TEST(Topomodel, StepFailuresAndModelSweepRun) {
   const Outcome step = run("step --cluster dgx-a100 --gpus 1024 --model gpt3-175b --tp 8 --pp 8");
   EXPECT_EQ(step.status, 0) << step.err;
