@@ -44,6 +44,10 @@ std::optional<Collective> parse_collective(std::string_view name);
 // The fewest payload bytes a rank must send for one call, as a real number of bytes (fractional
 // when N does not divide the buffer). Zero when N == 1.
 double lower_bound_bytes(Collective collective, int world_size, uint64_t bytes);
+// Broadcast and reduce have a root (CollectiveCall.root): the source, or the destination.
+inline bool has_root(Collective collective) {
+  return collective == Collective::Broadcast || collective == Collective::Reduce;
+}
 // busbw / algbw; 0 when it is undefined (N == 1), which reports print as N/A.
 double busbw_factor(Collective collective, int world_size);
 

@@ -40,6 +40,34 @@ inline std::optional<TimingMode> parse_timing_mode(std::string_view name) {
   return std::nullopt;
 }
 
+// Where a call's result goes (nccl-tests' in-place and out-of-place). In place, the buffer holds the
+// inputs on entry and the result on return; the inputs are restored outside the timed region.
+// Out of place, copying the inputs from the input buffer into the output buffer is part of the
+// call, as with a separate receive buffer. Both: each size is measured both ways, taking turns,
+// and the table prints the two on one row, as nccl-tests does.
+enum class Placement { InPlace, OutOfPlace, Both };
+inline std::string_view to_string(Placement place) {
+  return place == Placement::InPlace ? "in" : place == Placement::OutOfPlace ? "out" : "both";
+}
+inline std::optional<Placement> parse_placement(std::string_view name) {
+  for (Placement place : {Placement::InPlace, Placement::OutOfPlace, Placement::Both})
+    if (name == to_string(place)) return place;
+  return std::nullopt;
+}
+
+// What stdout carries: the osu-style table with '#' header lines, or only the rows, as CSV (a
+// header line of the /results column names, then one line per row) or JSON lines (one object per
+// row, the same names), with the '#' lines on stderr.
+enum class OutputFormat { Table, Csv, Jsonl };
+inline std::string_view to_string(OutputFormat format) {
+  return format == OutputFormat::Table ? "table" : format == OutputFormat::Csv ? "csv" : "jsonl";
+}
+inline std::optional<OutputFormat> parse_output_format(std::string_view name) {
+  for (OutputFormat format : {OutputFormat::Table, OutputFormat::Csv, OutputFormat::Jsonl})
+    if (name == to_string(format)) return format;
+  return std::nullopt;
+}
+
 // Every default of a run is a member initialiser here (the transport's in TransportOptions), and
 // only here: the command line starts from these values and --help shows them.
 
@@ -51,6 +79,9 @@ struct BenchOptions {
   ReduceOp op = ReduceOp::Sum;
   uint64_t min_bytes = 8;
   uint64_t max_bytes = 16ull << 20;
+  std::optional<double> size_factor;  // --factor: each size F times the last (nccl-tests' -f); unset: powers of two
+  std::vector<uint64_t> size_list;  // --sizes: exactly these, in this order (instead of -m's sweep)
+  int root = 0;                  // --root: broadcast's source and reduce's destination
   bool full_listing = false;     // osu -f: add min/max latency, iterations and overhead columns
   // -i N: exactly N timed calls per size. Unset: calls in blocks until the median's 95% interval
   // is within 5% or --max-time is spent (statistics/stopping_rule.h).
@@ -61,7 +92,8 @@ struct BenchOptions {
   bool verify = true;
   InputKind inputs = InputKind::Exact;
   bool link_test = true;
-  bool out_of_place = false;     // copy input to output inside the timed call (nccl-tests' out-of-place)
+  Placement placement = Placement::InPlace;
+  OutputFormat format = OutputFormat::Table;
   bool quiet = false;            // no progress line on stderr
   bool samples = false;          // --samples: every timed sample to /samples too
   std::string output = "ringbench.h5";

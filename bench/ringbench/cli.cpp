@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -14,6 +15,7 @@
 #include "mpi_collectives.h"
 #include "progress_line.h"
 #include "ringbench_version.h"
+#include "size_sweep.h"
 #include "statistics/call_statistics.h"
 #include "statistics/stopping_rule.h"
 #include "transport/algorithm.h"
@@ -31,9 +33,11 @@ struct BadValue {
 // the way a user types them, so --help shows the defaults that bench_options.h and
 // TransportOptions define, and nothing here repeats them.
 struct TypedValues {
-  std::string sizes, dtype, op, data, timing, sockbuf, pipeline;
+  std::string sizes, dtype, op, data, timing, sockbuf, pipeline, placement, format;
+  std::vector<std::string> size_list;
   std::vector<std::string> collectives, injects;
   double timeout_s = 0;
+  bool sizes_given = false;  // -m on the command line
 };
 
 TypedValues typed_defaults(const BenchOptions& options) {
@@ -43,6 +47,8 @@ TypedValues typed_defaults(const BenchOptions& options) {
   typed.op = to_string(options.op);
   typed.data = to_string(options.inputs);
   typed.timing = to_string(options.timing);
+  typed.placement = to_string(options.placement);
+  typed.format = to_string(options.format);
   typed.sockbuf = format_byte_size(options.transport.socket_buffer_bytes);
   typed.pipeline = format_byte_size(options.transport.pipeline_bytes);
   for (Collective c : options.collectives) typed.collectives.emplace_back(to_string(c));
@@ -80,6 +86,14 @@ void add_sweep_options(CLI::App& app, BenchOptions& options, TypedValues& typed)
                              options.min_bytes))
       ->type_name("[MIN:]MAX")
       ->capture_default_str();
+  app.add_option("--factor", options.size_factor,
+                 "Step factor of -m's sweep, as nccl-tests' -f: MIN, MIN*F, MIN*F^2, ... below MAX, then MAX; "
+                 "unset: every power of two")
+      ->type_name("F");
+  app.add_option("--sizes", typed.size_list,
+                 "Exactly these message sizes, comma-separated, K/M/G suffixes (e.g. 1M,3M,25M), instead of -m's sweep")
+      ->type_name("LIST")
+      ->delimiter(',');
   app.add_option("-i,--iterations", options.iterations,
                  fmt::format("Exactly N timed calls per size, overriding --max-time; unset: calls in blocks of {} "
                              "until the median's {:.0f}% confidence interval is within +-{:.0f}% or --max-time is "
@@ -113,6 +127,9 @@ void add_collective_options(CLI::App& app, BenchOptions& options, TypedValues& t
   app.add_option("--op", typed.op, "Reduction: sum, prod, min, max (integer sum and prod wrap around modulo 2^bits)")
       ->type_name("OP")
       ->capture_default_str();
+  app.add_option("--root", options.root, "Root rank of broadcast (the source) and reduce (the destination)")
+      ->type_name("R")
+      ->capture_default_str();
   app.add_option("--collective", typed.collectives, "Collectives to run, comma-separated: " + collective_names())
       ->type_name("LIST")
       ->capture_default_str()
@@ -134,7 +151,7 @@ void add_collective_options(CLI::App& app, BenchOptions& options, TypedValues& t
       "Skip result verification (bytes are still checked); by default every rank checks its result");
 }
 
-void add_run_options(CLI::App& app, BenchOptions& options) {
+void add_run_options(CLI::App& app, BenchOptions& options, TypedValues& typed) {
   app.add_option("--max-time", options.max_seconds_per_size,
                  "Time budget per size: timing stops when it is spent, even with a wide interval (never before "
                  "the fewest calls that give an interval); ignored with -i; 0 for none")
@@ -147,9 +164,19 @@ void add_run_options(CLI::App& app, BenchOptions& options) {
                fmt::format("No progress line on stderr (it shows only when a terminal watches a sweep longer "
                            "than {} s)",
                            ProgressLine::kQuietStart.count()));
-  app.add_flag("--out-of-place", options.out_of_place,
-               "Copy the input into the output buffer inside each timed call (by default calls are in place, and the "
-               "inputs are restored outside the timed region)");
+  app.add_option("--place", typed.placement,
+                 "in (in place: the inputs restored outside the timed region), out (out of place: the input copied "
+                 "into the output buffer inside each timed call, as with a separate receive buffer) or both (each "
+                 "size both ways, taking turns, on one row as nccl-tests prints them)")
+      ->type_name("WHERE")
+      ->capture_default_str();
+  app.add_flag_callback(
+      "--out-of-place", [&typed] { typed.placement = to_string(Placement::OutOfPlace); }, "Same as --place out");
+  app.add_option("--format", typed.format,
+                 "What stdout carries: table (the osu-style table and its '#' lines), csv or jsonl (one line per row, "
+                 "with the results file's /results column names; the '#' lines go to stderr)")
+      ->type_name("FORMAT")
+      ->capture_default_str();
   app.add_option("-o,--output", options.output, "HDF5 results file this run is appended to (created if missing)")
       ->type_name("FILE")
       ->capture_default_str();
@@ -185,6 +212,30 @@ void add_transport_options(CLI::App& app, BenchOptions& options, TypedValues& ty
 
 // --- The values, checked and converted, in the order the errors are reported. ---
 
+// --sizes (instead of -m) and --factor (with -m).
+void apply_size_list_and_factor(const TypedValues& typed, BenchOptions& options) {
+  if (options.size_factor && !(*options.size_factor > 1 && std::isfinite(*options.size_factor)))
+    throw BadValue{fmt::format("--factor {}: must be a number above 1", *options.size_factor)};
+  if (!typed.size_list.empty() && typed.sizes_given)
+    throw BadValue{"--sizes: give either --sizes or -m/--message-size, not both"};
+  if (!typed.size_list.empty() && options.size_factor)
+    throw BadValue{"--factor: steps -m's sweep; --sizes lists every size itself"};
+  for (const auto& text : typed.size_list) {
+    auto bytes = parse_byte_size(text);
+    if (!bytes || *bytes == 0) throw BadValue{fmt::format("--sizes {}: expected positive sizes such as 1M", text)};
+    if (*bytes > largest_allocatable_bytes())
+      throw BadValue{fmt::format("--sizes {}: {} bytes per buffer cannot fit in this machine's memory", text, *bytes)};
+    options.size_list.push_back(*bytes);
+  }
+  if (!options.size_list.empty()) {
+    options.min_bytes = *std::min_element(options.size_list.begin(), options.size_list.end());
+    options.max_bytes = *std::max_element(options.size_list.begin(), options.size_list.end());
+  }
+  if (options.size_factor && sweep_sizes(options.min_bytes, options.max_bytes, 1, options.size_factor).size() > kMaxSweepSizes)
+    throw BadValue{fmt::format("--factor {}: more than {} sizes from {} to {}", *options.size_factor, kMaxSweepSizes,
+                               options.min_bytes, options.max_bytes)};
+}
+
 // -m, then -i and -x.
 void apply_sweep(const TypedValues& typed, BenchOptions& options) {
   const std::string& sizes = typed.sizes;
@@ -197,6 +248,7 @@ void apply_sweep(const TypedValues& typed, BenchOptions& options) {
                                range->second)};
   options.min_bytes = range->first;
   options.max_bytes = range->second;
+  apply_size_list_and_factor(typed, options);
   if (options.iterations && *options.iterations < 1)
     throw BadValue{fmt::format("-i/--iterations {}: must be at least 1", *options.iterations)};
   if (options.warmup < 0) throw BadValue{fmt::format("-x/--warmup {}: must not be negative", options.warmup)};
@@ -207,7 +259,7 @@ void apply_elements(const TypedValues& typed, BenchOptions& options) {
   auto dtype = parse_data_type(typed.dtype);
   if (!dtype) throw BadValue{fmt::format("-d/--dtype {}: expected float32, float64, int32 or int64", typed.dtype)};
   options.dtype = *dtype;
-  if (sweep_sizes(options.min_bytes, options.max_bytes, element_size(options.dtype)).empty())
+  if (run_sizes(options).empty())
     throw BadValue{fmt::format("-m/--message-size {}: smaller than one {} element ({} bytes)", typed.sizes,
                                typed.dtype, element_size(options.dtype))};
   auto op = parse_reduce_op(typed.op);
@@ -227,6 +279,13 @@ void apply_timing(const TypedValues& typed, BenchOptions& options) {
   auto timing = parse_timing_mode(typed.timing);
   if (!timing) throw BadValue{fmt::format("--timing {}: expected barrier or back-to-back", typed.timing)};
   options.timing = *timing;
+  auto placement = parse_placement(typed.placement);
+  if (!placement) throw BadValue{fmt::format("--place {}: expected in, out or both", typed.placement)};
+  options.placement = *placement;
+  auto format = parse_output_format(typed.format);
+  if (!format) throw BadValue{fmt::format("--format {}: expected table, csv or jsonl", typed.format)};
+  options.format = *format;
+  if (options.root < 0) throw BadValue{fmt::format("--root {}: must not be negative", options.root)};
 }
 
 void apply_transport(const TypedValues& typed, TransportOptions& transport) {
@@ -326,7 +385,7 @@ ParsedCommandLine parse_command_line(int argc, char** argv, bool print) {
   app.set_version_flag("-v,--version", fmt::format("ringbench {} ({})", kVersion, kGitRevision));
   add_sweep_options(app, options, typed);
   add_collective_options(app, options, typed);
-  add_run_options(app, options);
+  add_run_options(app, options, typed);
   add_transport_options(app, options, typed);
 
   auto fail = [&](const std::string& message) {
@@ -335,6 +394,7 @@ ParsedCommandLine parse_command_line(int argc, char** argv, bool print) {
   };
   try {
     app.parse(argc, argv);
+    typed.sizes_given = app.count("--message-size") > 0;
     apply_sweep(typed, options);
     apply_elements(typed, options);
     check_time_cap(options);

@@ -141,19 +141,20 @@ class BenchRun {
 
   // Rank 0: the kernel line, the summary, and the /runs row's ending.
   int finish(const Sweep& sweep, const KernelSummary& kernel) {
-    fmt::print("#\n# kernel check : {} of {} connection ends agree with TCP_INFO (bytes sent and received, handshake "
+    fmt::print(report_.human(), "#\n# kernel check : {} of {} connection ends agree with TCP_INFO (bytes sent and received, handshake "
                "and headers included)\n",
                kernel.connections - kernel.mismatches, kernel.connections);
     const int rows = sweep.rows();
     const int failed_rows = sweep.failed_rows() + (kernel.mismatches ? 1 : 0);
     const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - wall_start_;
     report_.noise_warning(rows, sweep.noisy_rows());
+    sweep.bus_bandwidth().print(report_.human());
     report_.summary(rows, failed_rows, wall.count());
     record_.median_ci_width = sweep.median_ci_width();
     close_run(failed_rows ? fmt::format("failed: {} of {} rows", failed_rows, rows) : "ok");
-    if (!sink_.failed()) fmt::print("# results      : run {} appended to {}\n", record_.run_id, options_.output);
+    if (!sink_.failed()) fmt::print(report_.human(), "# results      : run {} appended to {}\n", record_.run_id, options_.output);
     else
-      fmt::print("# results      : NOT all written to {} (the error is on stderr): the rows above are this run's "
+      fmt::print(report_.human(), "# results      : NOT all written to {} (the error is on stderr): the rows above are this run's "
                  "record\n", options_.output);
     if (failed_rows) return exit_code::kCheckFailed;
     return sink_.failed() ? exit_code::kBadInput : exit_code::kOk;
@@ -204,6 +205,12 @@ int main(int argc, char** argv) {
     if (root)
       std::fprintf(stderr, "ringbench: error: --algo mpi: the MPI library's collectives need an MPI launch, and this "
                            "one uses the file bootstrap (RINGBENCH_BOOTSTRAP_DIR)\n");
+    return exit_code::kBadInput;
+  }
+  if (parsed.options->root >= mpi.size()) {
+    if (root)
+      std::fprintf(stderr, "ringbench: error: --root %d: there are only %d ranks (0 to %d)\n", parsed.options->root,
+                   mpi.size(), mpi.size() - 1);
     return exit_code::kBadInput;
   }
   if (std::string problem = fault_rank_problem(parsed.options->injects, mpi.size()); !problem.empty()) {

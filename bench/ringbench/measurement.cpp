@@ -14,20 +14,6 @@
 
 namespace ringbench {
 
-std::vector<uint64_t> sweep_sizes(uint64_t min_bytes, uint64_t max_bytes, size_t element_bytes) {
-  std::vector<uint64_t> sizes;
-  auto add = [&](uint64_t bytes) {
-    bytes = bytes / element_bytes * element_bytes;
-    if (bytes >= element_bytes && (sizes.empty() || sizes.back() != bytes)) sizes.push_back(bytes);
-  };
-  add(min_bytes);
-  uint64_t power = 1;
-  while (power <= min_bytes) power <<= 1;
-  for (; power < max_bytes; power <<= 1) add(power);
-  if (max_bytes > min_bytes) add(max_bytes);
-  return sizes;
-}
-
 size_t call_count(Collective collective, uint64_t bytes, size_t element_bytes, int world) {
   size_t count = bytes / element_bytes;
   const auto n = static_cast<size_t>(world);
@@ -85,6 +71,7 @@ stats::StopReason Measurement::close_block(std::span<const stats::CallStamp> blo
 
 struct Measurement::Contender {
   const Algorithm* algorithm = nullptr;
+  bool out_of_place = false;
   SizeResult result;
   RankSample sample;
   uint64_t formula = 0;           // the algorithm's payload formula for this rank, worked out once
@@ -94,26 +81,26 @@ struct Measurement::Contender {
 };
 
 SizeResult Measurement::measure(const Algorithm& algorithm, uint64_t bytes) {
-  const Algorithm* const one[] = {&algorithm};
+  const Contestant one[] = {{&algorithm, options_.placement == Placement::OutOfPlace}};
   return std::move(measure_together(one, bytes).front());
 }
 
-std::vector<SizeResult> Measurement::measure_together(std::span<const Algorithm* const> algorithms, uint64_t bytes) {
-  const size_t esize = element_size(options_.dtype);
-  const SizeResult shape = describe_point(*algorithms.front(), bytes, comm_.size(), esize);
+std::vector<SizeResult> Measurement::measure_together(std::span<const Contestant> contestants, uint64_t bytes) {
+  const SizeResult shape = describe_point(contestants.front(), bytes);
   if (inputs_.size() < shape.bytes) {
     inputs_.resize(shape.bytes);
     buffer_.resize(shape.bytes);
   }
   const std::span<std::byte> inputs(inputs_.data(), shape.bytes), buffer(buffer_.data(), shape.bytes);
   fill_inputs(inputs, options_.inputs, seed_, options_.op, options_.dtype, comm_.rank(), shape.count);
-  const CollectiveCall call{options_.dtype, options_.op, buffer, shape.count, 0};
+  const CollectiveCall call{options_.dtype, options_.op, buffer, shape.count, options_.root};
 
-  std::vector<Contender> contenders(algorithms.size());
-  for (size_t i = 0; i < algorithms.size(); ++i) {
-    contenders[i].algorithm = algorithms[i];
-    contenders[i].result = describe_point(*algorithms[i], bytes, comm_.size(), esize);
-    contenders[i].formula = expected_payload(comm_, *algorithms[i], call);
+  std::vector<Contender> contenders(contestants.size());
+  for (size_t i = 0; i < contestants.size(); ++i) {
+    contenders[i].algorithm = contestants[i].algorithm;
+    contenders[i].out_of_place = contestants[i].out_of_place;
+    contenders[i].result = describe_point(contestants[i], bytes);
+    contenders[i].formula = expected_payload(comm_, *contestants[i].algorithm, call);
     warm_up(contenders[i], call, inputs);
   }
   // Turns: one block each; one that stops is finished at once, while the buffer holds its result.
@@ -129,8 +116,13 @@ std::vector<SizeResult> Measurement::measure_together(std::span<const Algorithm*
   return results;
 }
 
-SizeResult Measurement::describe_point(const Algorithm& algorithm, uint64_t bytes, int world, size_t element_bytes) {
+SizeResult Measurement::describe_point(const Contestant& contestant, uint64_t bytes) const {
+  const Algorithm& algorithm = *contestant.algorithm;
+  const size_t element_bytes = element_size(options_.dtype);
+  const int world = comm_.size();
   SizeResult result;
+  result.in_place = !contestant.out_of_place;
+  result.root = options_.root;
   result.collective = algorithm.collective();
   result.algorithm = std::string(algorithm.name());
   result.chosen = result.algorithm;
@@ -140,8 +132,8 @@ SizeResult Measurement::describe_point(const Algorithm& algorithm, uint64_t byte
   return result;
 }
 
-void Measurement::prepare(const CollectiveCall& call, std::span<const std::byte> inputs) {
-  if (!options_.out_of_place) std::memcpy(call.buffer.data(), inputs.data(), inputs.size());
+void Measurement::prepare(const Contender& contender, const CollectiveCall& call, std::span<const std::byte> inputs) {
+  if (!contender.out_of_place) std::memcpy(call.buffer.data(), inputs.data(), inputs.size());
   comm_.barrier();
 }
 
@@ -150,13 +142,13 @@ CountedRun Measurement::counted_call(const Contender& contender, const Collectiv
   // Out of place, copying the inputs from the input buffer to the output buffer is part of the
   // call, as with a separate receive buffer; in place they are restored outside the timed region.
   const auto copy_inputs = [&] { std::memcpy(call.buffer.data(), inputs.data(), inputs.size()); };
-  const std::function<void()> timed_copy = options_.out_of_place ? std::function<void()>(copy_inputs) : nullptr;
+  const std::function<void()> timed_copy = contender.out_of_place ? std::function<void()>(copy_inputs) : nullptr;
   return run_counted(comm_, *contender.algorithm, call, contender.formula, timed_copy);
 }
 
 void Measurement::warm_up(Contender& contender, const CollectiveCall& call, std::span<const std::byte> inputs) {
   for (int i = 0; i < options_.warmup; ++i) {
-    prepare(call, inputs);
+    prepare(contender, call, inputs);
     counted_call(contender, call, inputs);
   }
   contender.result.warmup = options_.warmup;
@@ -167,9 +159,9 @@ stats::StopReason Measurement::run_block(Contender& contender, const CollectiveC
   const auto started = std::chrono::steady_clock::now();
   const size_t calls = calls_in_next_block(contender.result);
   std::vector<stats::CallStamp> block;
-  if (back_to_back()) prepare(call, inputs);
+  if (back_to_back()) prepare(contender, call, inputs);
   for (size_t i = 0; i < calls; ++i) {
-    if (!back_to_back()) prepare(call, inputs);
+    if (!back_to_back()) prepare(contender, call, inputs);
     const CountedRun counted = counted_call(contender, call, inputs);
     if (back_to_back() && i > 0) block.back().end_ns = counted.end_ns;  // one stamp for the batch
     else block.push_back({counted.start_ns, counted.end_ns});
@@ -192,8 +184,8 @@ void Measurement::finish(Contender& contender, const CollectiveCall& call, std::
   if (comm_.rank() == 0) result.time = stats::summarize_calls(result.call_us, stopping_rule().samples_per_block);
   // Back to back in place, each call reduced the last one's result: one more call from the inputs,
   // untimed, leaves the result verification expects.
-  if (back_to_back() && !options_.out_of_place) {
-    prepare(call, inputs);
+  if (back_to_back() && !contender.out_of_place) {
+    prepare(contender, call, inputs);
     account_bytes(counted_call(contender, call, inputs), sample);
   }
   if (options_.verify) record_verification(result, call, &sample);

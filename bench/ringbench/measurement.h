@@ -49,6 +49,8 @@ struct SizeResult {
   bool same_wire = true;          // false: the mpi rows ran over another wire, so eff is n/a
   uint64_t bytes = 0;
   size_t count = 0;
+  bool in_place = true;           // false: out of place (bench_options.h, Placement)
+  int root = 0;                   // broadcast's source, reduce's destination
   int iterations = 0, warmup = 0;  // timed calls (as the stopping rule decided), warm-up calls
   // Rank 0 only: each timed call's time as the collective's (statistics/collective_call_time.h),
   // in order; each rank's own duration of every call; their statistics; why timing stopped.
@@ -76,25 +78,33 @@ struct SizeResult {
   const RankSample* first_wrong_rank(int* rank) const;
 };
 
+// One algorithm to measure, in one placement.
+struct Contestant {
+  const Algorithm* algorithm = nullptr;
+  bool out_of_place = false;
+};
+
 class Measurement {
  public:
   // `cpu_since`: where the CPU readings start (cpu_contention.h); the earlier, the sooner a lasting
   // load shows. By default, now.
   Measurement(Communicator& comm, const BenchOptions& options, uint64_t seed,
               std::optional<CpuMeter> cpu_since = std::nullopt);
+  // One algorithm, in place unless --place out.
   SizeResult measure(const Algorithm& algorithm, uint64_t bytes);
   // Several algorithms of one collective at one size, taking turns block by block until each one's
   // stopping rule stops it, so a slow phase of a noisy machine falls on all of them alike (the
   // interleaving compare.sh does across runs, inside one run): their medians compare like for
-  // like. Results in the order given; an algorithm may appear twice (auto's pick).
-  std::vector<SizeResult> measure_together(std::span<const Algorithm* const> algorithms, uint64_t bytes);
+  // like. Results in the order given; an algorithm may appear twice (auto's pick, or both
+  // placements).
+  std::vector<SizeResult> measure_together(std::span<const Contestant> contestants, uint64_t bytes);
 
  private:
   struct Contender;  // one algorithm's state while it takes turns
 
-  static SizeResult describe_point(const Algorithm& algorithm, uint64_t bytes, int world, size_t element_bytes);
+  SizeResult describe_point(const Contestant& contestant, uint64_t bytes) const;
   // The untimed preparation of a call: inputs restored (in place), then a barrier over our TCP.
-  void prepare(const CollectiveCall& call, std::span<const std::byte> inputs);
+  void prepare(const Contender& contender, const CollectiveCall& call, std::span<const std::byte> inputs);
   CountedRun counted_call(const Contender& contender, const CollectiveCall& call, std::span<const std::byte> inputs);
   void warm_up(Contender& contender, const CollectiveCall& call, std::span<const std::byte> inputs);
   // One block of timed calls, each byte-counted, then rank 0's decision (into the contender's
@@ -130,8 +140,5 @@ class Measurement {
 // down to a multiple of N for all-to-all (equal blocks per peer). Zero means nothing to measure.
 size_t call_count(Collective collective, uint64_t bytes, size_t element_bytes, int world);
 
-// The sizes of a sweep: min, then every power of two above it, up to max; sizes are rounded down
-// to whole elements and sizes smaller than one element are skipped.
-std::vector<uint64_t> sweep_sizes(uint64_t min_bytes, uint64_t max_bytes, size_t element_bytes);
 
 }  // namespace ringbench

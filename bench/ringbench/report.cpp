@@ -72,23 +72,32 @@ void Report::timing_lines() {
 }
 
 void Report::collective_header(Collective collective, const std::string& algorithm) {
-  fmt::print(out_, "#\n# {} {}, N={}, busbw factor {}\n", algorithm, to_string(collective), n_,
-             n_ > 1 ? fmt::format("{:.4f}", busbw_factor(collective, n_)) : std::string("N/A"));
-  std::string names = fmt::format("#{:>11} {:>11} {:>8} {:>5} {:>11} {:>6} {:>10} {:>10}", "size", "count", "type",
-                                  "op", "time", "+-ci", "p05", "p95");
-  std::string units = fmt::format("#{:>11} {:>11} {:>8} {:>5} {:>11} {:>6} {:>10} {:>10}", "(B)", "(elements)", "", "",
-                                  "(us)", "(%)", "(us)", "(us)");
+  if (!table()) return;
+  const bool both = options_.placement == Placement::Both;
+  fmt::print(out_, "#\n# {} {}, N={}, busbw factor {}{}\n", algorithm, to_string(collective), n_,
+             n_ > 1 ? fmt::format("{:.4f}", busbw_factor(collective, n_)) : std::string("N/A"),
+             both ? "; out of place, then in place (the in: columns)"
+             : options_.placement == Placement::OutOfPlace ? "; out of place"
+                                                           : "");
+  std::string names = fmt::format("#{:>11} {:>11} {:>8} {:>5} {:>4} {:>11} {:>6} {:>10} {:>10}", "size", "count",
+                                  "type", "op", "root", "time", "+-ci", "p05", "p95");
+  std::string units = fmt::format("#{:>11} {:>11} {:>8} {:>5} {:>4} {:>11} {:>6} {:>10} {:>10}", "(B)", "(elements)",
+                                  "", "", "", "(us)", "(%)", "(us)", "(us)");
   if (options_.full_listing) {
     names += fmt::format(" {:>10} {:>10} {:>10} {:>10} {:>6} {:>10}", "mean", "stddev", "min", "max", "calls", "stop");
     units += fmt::format(" {:>10} {:>10} {:>10} {:>10} {:>6} {:>10}", "(us)", "(us)", "(us)", "(us)", "", "");
   }
   names += fmt::format(" {:>9} {:>9} {:>21} {:>13} {:>6} {:>11} {:>6} {:>6}", "algbw", "busbw", "sent", "bound",
-                       "bytes", "link", "eff", "valid");
+                       "bytes", "link", "eff", "#wrong");
   units += fmt::format(" {:>9} {:>9} {:>21} {:>13} {:>6} {:>11} {:>6} {:>6}", "(GB/s)", "(GB/s)", "(B/rank)",
                        "(B/rank)", "", "(us)", "", "");
   if (options_.full_listing) {
     names += fmt::format(" {:>9} {:>10}", "overhead", "max_err");
     units += fmt::format(" {:>9} {:>10}", "(B/rank)", "");
+  }
+  if (both) {
+    names += fmt::format(" {:>11} {:>6} {:>9} {:>6}", "in:time", "+-ci", "busbw", "#wrong");
+    units += fmt::format(" {:>11} {:>6} {:>9} {:>6}", "(us)", "(%)", "(GB/s)", "");
   }
   fmt::print(out_, "{}\n{}\n", names, units);
   std::fflush(out_);
@@ -116,7 +125,11 @@ std::string Report::time_fields(const SizeResult& r) const {
   return fields;
 }
 
-void Report::row(const SizeResult& r) {
+std::string Report::wrong_field(const SizeResult& r) const {
+  return options_.verify ? std::to_string(r.wrong()) : std::string("off");
+}
+
+std::string Report::main_fields(const SizeResult& r) const {
   const double avg = r.time.median;
   const double algbw = algbw_GBps(r.bytes, avg);
   const double factor = busbw_factor(r.collective, n_);
@@ -124,8 +137,8 @@ void Report::row(const SizeResult& r) {
   std::string sent = !r.bytes_counted                ? std::string("n/a(mpi)")
                      : r.sent_min() == r.sent_max() ? std::to_string(r.sent_min())
                                                     : fmt::format("{}-{}", r.sent_min(), r.sent_max());
-  std::string line = fmt::format(" {:>11} {:>11} {:>8} {:>5}", r.bytes, r.count, to_string(options_.dtype),
-                                 to_string(options_.op)) +
+  std::string line = fmt::format(" {:>11} {:>11} {:>8} {:>5} {:>4}", r.bytes, r.count, to_string(options_.dtype),
+                                 to_string(options_.op), has_root(r.collective) ? r.root : -1) +
                      time_fields(r);
   line += fmt::format(" {:>9.3f} {:>9} {:>21} {:>13.0f} {:>6} {:>11} {:>6} {:>6}", algbw,
                       n_ > 1 ? fmt::format("{:.3f}", algbw * factor) : std::string("N/A"), sent, r.bound_bytes(n_),
@@ -133,12 +146,27 @@ void Report::row(const SizeResult& r) {
                       !r.same_wire ? std::string("n/a")
                       : link > 0   ? fmt::format("{:.0f}%", 100.0 * link / avg)
                                    : std::string("N/A"),
-                      !options_.verify ? "off" : r.verified() ? "ok" : fmt::format("{}bad", r.wrong()));
+                      wrong_field(r));
   if (options_.full_listing) {
     double max_err = 0;
     for (const auto& s : r.ranks) max_err = std::max(max_err, s.max_abs_error);
     line += fmt::format(" {:>9} {:>10.3g}", r.overhead_max(), max_err);
   }
+  return line;
+}
+
+std::string Report::in_place_fields(const SizeResult& r) const {
+  const auto width = r.time.relative_half_width();
+  const double busbw = algbw_GBps(r.bytes, r.time.median) * busbw_factor(r.collective, n_);
+  return fmt::format(" {:>10.2f}{} {:>6} {:>9} {:>6}", r.time.median, width && *width > wide_interval_ ? "~" : " ",
+                     r.contended ? std::string("busy") : width ? fmt::format("{:.1f}", 100 * *width) : std::string("n/a"),
+                     n_ > 1 ? fmt::format("{:.3f}", busbw) : std::string("N/A"), wrong_field(r));
+}
+
+void Report::row(const std::vector<SizeResult>& placements) {
+  if (!table() || placements.empty()) return;
+  std::string line = main_fields(placements.front());
+  if (placements.size() > 1) line += in_place_fields(placements[1]);
   fmt::print(out_, "{}\n", line);
   std::fflush(out_);
 }

@@ -31,10 +31,17 @@ std::string timing_method(TimingMode mode);
 
 class Report {
  public:
-  Report(std::FILE* out, const BenchOptions& options, int world_size) : out_(out), options_(options), n_(world_size) {}
+  // `out` gets the table; with --format csv or jsonl, stdout carries only the rows (row_stream.h),
+  // so the '#' lines go to stderr and the table is left out.
+  Report(std::FILE* out, const BenchOptions& options, int world_size)
+      : out_(options.format == OutputFormat::Table ? out : stderr), options_(options), n_(world_size) {}
+  // Where '#' lines go.
+  std::FILE* human() const { return out_; }
   void header(const RunHeader& header);
   void collective_header(Collective collective, const std::string& algorithm);
-  void row(const SizeResult& result);
+  // One size: one result, or with --place both the out-of-place and the in-place one, on one row
+  // as nccl-tests prints them.
+  void row(const std::vector<SizeResult>& placements);
   // Failures explained in full, after the rows they concern.
   void failure_details(const SizeResult& result);
   void summary(int rows, int failed_rows, double seconds);
@@ -50,7 +57,11 @@ class Report {
 
  private:
   void timing_lines();
+  bool table() const { return options_.format == OutputFormat::Table; }
   std::string time_fields(const SizeResult& result) const;
+  std::string main_fields(const SizeResult& result) const;
+  std::string in_place_fields(const SizeResult& result) const;  // --place both: the second group
+  std::string wrong_field(const SizeResult& result) const;
 
   std::FILE* out_;
   const BenchOptions& options_;

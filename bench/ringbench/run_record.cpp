@@ -44,6 +44,12 @@ std::string placement(const Options& o) {
     return o.out_of_place ? "out" : "in";
 }
 
+std::string joined_numbers(const std::vector<uint64_t>& numbers) {
+  std::vector<std::string> texts;
+  for (uint64_t n : numbers) texts.push_back(std::to_string(n));
+  return joined(texts);
+}
+
 // One /runs column per option, named after its flag ("opt_" + the long name), with what it held.
 struct OptionColumn {
   results::Column column;
@@ -81,6 +87,12 @@ const std::vector<OptionColumn>& option_columns() {
        [](O o) -> results::Value { return uint64_t{o.transport.socket_buffer_bytes}; }},
       {{"opt_pipeline_bytes", ColumnType::UInt64, "B", "--pipeline"},
        [](O o) -> results::Value { return uint64_t{o.transport.pipeline_bytes}; }},
+      {{"opt_root", ColumnType::Int64, "", "--root"}, [](O o) -> results::Value { return int64_t{o.root}; }},
+      {{"opt_factor", ColumnType::Float64, "", "--factor; 0: unset, every power of two"},
+       [](O o) -> results::Value { return o.size_factor.value_or(0.0); }},
+      {{"opt_sizes", ColumnType::String, "B", "--sizes, comma-separated bytes; empty: -m's sweep"},
+       [](O o) -> results::Value { return joined_numbers(o.size_list); }},
+      {{"opt_format", ColumnType::String, "", "--format"}, [](O o) -> results::Value { return std::string(to_string(o.format)); }},
   };
   return columns;
 }
@@ -246,7 +258,7 @@ results::Row to_row(const std::string& run_id, const SizeResult& s, const BenchO
           s.algorithm,
           s.chosen,
           s.transport,
-          int64_t{options.out_of_place ? 0 : 1},
+          int64_t{s.in_place ? 1 : 0},
           int64_t{n},
           std::string(to_string(options.dtype)),
           std::string(to_string(options.op)),

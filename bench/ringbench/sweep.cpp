@@ -8,6 +8,7 @@
 #include "crossover.h"
 #include "mpi_collectives.h"
 #include "run_record.h"
+#include "size_sweep.h"
 #include "statistics/order_statistics.h"
 #include "transport/collectives/ring_allreduce.h"
 
@@ -20,11 +21,11 @@ Sweep::Sweep(Communicator& comm, MpiBootstrap& mpi, const BenchOptions& options,
       // Every rank derives the same seed from the job's first card, so inputs agree across ranks.
       measurement_(comm, options, comm.peers()[0].secret_proposal, cpu_since),
       trial_options_(auto_trial_options(options)), trial_(comm, trial_options_, comm.peers()[0].secret_proposal),
-      hosts_of_ranks_(host_placement(comm)), sizes_(sweep_sizes(options.min_bytes, options.max_bytes, esize_)),
+      hosts_of_ranks_(host_placement(comm)), sizes_(run_sizes(options)),
       // Under mpirun a rank's stderr is always a pipe, but its stdout is a pty exactly when
       // mpirun's is a terminal: either one says a person is watching.
       progress_(root_ && !options.quiet && (::isatty(STDERR_FILENO) || ::isatty(STDOUT_FILENO))),
-      mpi_wire_(mpi_transport_of_job(hosts_of_ranks_)) {}
+      mpi_wire_(mpi_transport_of_job(hosts_of_ranks_)), row_stream_(stdout, options, run_id, comm.size()) {}
 
 void Sweep::run_all() {
   plan_progress();
@@ -36,14 +37,15 @@ double Sweep::median_ci_width() const { return ci_widths_.empty() ? std::nan("")
 // The `mpi` rows need MPI itself; under the file bootstrap (fault tests) they are left out.
 bool Sweep::runnable(const Algorithm& algorithm) const { return algorithm.bytes_counted() || mpi_.uses_mpi(); }
 
+// The collective's default: its first algorithm (ring where there is one).
 bool Sweep::wanted(Collective collective, std::string_view name) const {
-  for (const auto& w : options_.algorithms) {
-    if (w == "all" || w == name) return true;
-    if (w == "default") {
-      for (const Algorithm* a : all_algorithms())
-        if (a->collective() == collective) return a->name() == name;
-    }
-  }
+  const auto is_default = [&] {
+    for (const Algorithm* a : all_algorithms())
+      if (a->collective() == collective) return a->name() == name;
+    return false;
+  };
+  for (const auto& w : options_.algorithms)
+    if (w == "all" || w == name || (w == "default" && is_default())) return true;
   return false;
 }
 
@@ -93,12 +95,13 @@ void Sweep::run_collective(Collective collective) {
   const bool streaming = series.size() == 1;  // one section: print each row as it is measured
   if (root_ && streaming) report_.collective_header(collective, series_name(series.front()));
   if (root_ && !streaming)
-    fmt::print("#\n# {}: {} algorithms take turns at each size, block by block; their sections print when the last "
+    fmt::print(report_.human(),
+               "#\n# {}: {} algorithms take turns at each size, block by block; their sections print when the last "
                "size is done\n",
                to_string(collective), series.size());
-  std::vector<std::vector<SizeResult>> rows(series.size());
+  std::vector<std::vector<Placements>> rows(series.size());
   for (uint64_t bytes : measured_sizes(collective)) {
-    std::vector<SizeResult> results = measure_size(series, collective, bytes);
+    std::vector<Placements> results = measure_size(series, collective, bytes);
     if (!root_) continue;
     for (size_t i = 0; i < series.size(); ++i) {
       if (streaming) print_row(results[i]);
@@ -110,45 +113,61 @@ void Sweep::run_collective(Collective collective) {
   for (size_t i = 0; i < series.size(); ++i) {
     if (!streaming) print_section(series[i], rows[i]);
     if (series[i].is_auto()) print_picks(rows[i]);
-    all_rows.insert(all_rows.end(), rows[i].begin(), rows[i].end());
+    for (const Placements& placements : rows[i]) all_rows.push_back(placements.front());
   }
-  print_crossovers(stdout, collective, comm_.size(), all_rows);
+  print_crossovers(report_.human(), collective, comm_.size(), all_rows);
 }
 
-std::vector<SizeResult> Sweep::measure_size(const std::vector<Series>& series, Collective collective, uint64_t bytes) {
-  std::vector<const Algorithm*> algorithms;
+// Each series in the placements asked for: out of place first, as nccl-tests prints them.
+std::vector<Contestant> Sweep::contestants_of(const Algorithm& algorithm) const {
+  switch (options_.placement) {
+    case Placement::InPlace: return {{&algorithm, false}};
+    case Placement::OutOfPlace: return {{&algorithm, true}};
+    case Placement::Both: return {{&algorithm, true}, {&algorithm, false}};
+  }
+  return {};
+}
+
+std::vector<Sweep::Placements> Sweep::measure_size(const std::vector<Series>& series, Collective collective,
+                                                   uint64_t bytes) {
+  std::vector<Contestant> contestants;
   for (const Series& s : series) {
     if (s.is_auto()) fit_link_model_once();
     if (s.is_mpi() && root_) warn_once_if_mpi_on_another_wire();
-    algorithms.push_back(s.is_auto() ? &auto_pick(collective, bytes) : s.algorithm);
+    for (const Contestant& c : contestants_of(s.is_auto() ? auto_pick(collective, bytes) : *s.algorithm))
+      contestants.push_back(c);
   }
   progress_.starting(series.size() == 1 ? fmt::format("{} {}", series_name(series.front()), to_string(collective))
                                         : fmt::format("{} algorithms of {}", series.size(), to_string(collective)),
                      bytes);
-  std::vector<SizeResult> results = measurement_.measure_together(algorithms, bytes);
-  for (size_t i = 0; i < series.size(); ++i) {
-    progress_.finished(bytes);
-    SizeResult& result = results[i];
-    if (series[i].is_auto()) result.algorithm = "auto";  // `chosen` names the pick
-    if (series[i].is_mpi()) {
+  std::vector<SizeResult> results = measurement_.measure_together(contestants, bytes);
+  const size_t per_series = results.size() / series.size();
+  std::vector<Placements> by_series(series.size());
+  for (size_t k = 0; k < results.size(); ++k) {
+    const Series& s = series[k / per_series];
+    SizeResult& result = results[k];
+    if (s.is_auto()) result.algorithm = "auto";  // `chosen` names the pick
+    if (s.is_mpi()) {
       result.transport = fmt::format("mpi: {} ({})", mpi_wire_.name, mpi_wire_.because);
       result.same_wire = mpi_wire_.same_wire_as_ours;
     }
     if (root_) keep_row(result);
+    by_series[k / per_series].push_back(std::move(result));
   }
-  return results;
+  for (size_t i = 0; i < series.size(); ++i) progress_.finished(bytes);
+  return by_series;
 }
 
-void Sweep::print_section(const Series& series, const std::vector<SizeResult>& rows) {
+void Sweep::print_section(const Series& series, const std::vector<Placements>& rows) {
   report_.collective_header(series.collective, series_name(series));
-  for (const SizeResult& row : rows) print_row(row);
+  for (const Placements& row : rows) print_row(row);
 }
 
-void Sweep::print_picks(const std::vector<SizeResult>& auto_rows) {
+void Sweep::print_picks(const std::vector<Placements>& auto_rows) {
   std::string picks;
-  for (const SizeResult& row : auto_rows)
-    picks += fmt::format("{}{} {}", picks.empty() ? "" : ", ", format_byte_size(row.bytes), row.chosen);
-  if (!picks.empty()) fmt::print("# auto picked : {}\n", picks);
+  for (const Placements& row : auto_rows)
+    picks += fmt::format("{}{} {}", picks.empty() ? "" : ", ", format_byte_size(row.front().bytes), row.front().chosen);
+  if (!picks.empty()) fmt::print(report_.human(), "# auto picked : {}\n", picks);
 }
 
 // Comparing the mpi rows' time with our TCP link test is only fair on the same wire: say so once
@@ -156,7 +175,7 @@ void Sweep::print_picks(const std::vector<SizeResult>& auto_rows) {
 void Sweep::warn_once_if_mpi_on_another_wire() {
   if (mpi_wire_.same_wire_as_ours || warned_mpi_wire_) return;
   warned_mpi_wire_ = true;
-  fmt::print("#\n# warning      : the mpi rows ran over {} ({}), not over TCP like ringbench's rows, so their eff "
+  fmt::print(report_.human(), "#\n# warning      : the mpi rows ran over {} ({}), not over TCP like ringbench's rows, so their eff "
              "is n/a; mpirun --mca pml ob1 --mca btl tcp,self puts them on the same wire\n",
              mpi_wire_.name, mpi_wire_.because);
 }
@@ -167,7 +186,7 @@ void Sweep::fit_link_model_once() {
   link_model_ = fit_link_model(comm_);
   const auto& chunks = link_fit_chunk_bytes();
   if (root_)
-    fmt::print("#\n# auto model   : alpha {:.1f} us per step, beta {:.3f} GB/s per link, fitted (Theil-Sen) on "
+    fmt::print(report_.human(), "#\n# auto model   : alpha {:.1f} us per step, beta {:.3f} GB/s per link, fitted (Theil-Sen) on "
                "medians of this run's link test at {} chunk sizes, {}-{}; the algorithms it prices within {}x "
                "of the cheapest run {} turns of {} calls each, taking turns, and the lowest median is picked\n",
                link_model_->alpha_s * 1e6, link_model_->beta_s > 0 ? 1e-9 / link_model_->beta_s : 0.0, chunks.size(),
@@ -184,6 +203,7 @@ BenchOptions Sweep::auto_trial_options(const BenchOptions& options) {
   trial.warmup = 1;
   trial.verify = trial.link_test = trial.samples = false;
   trial.timing = TimingMode::Barrier;
+  if (trial.placement == Placement::Both) trial.placement = Placement::InPlace;
   return trial;
 }
 
@@ -209,6 +229,8 @@ const Algorithm& Sweep::auto_pick(Collective collective, uint64_t bytes) {
 
 void Sweep::keep_row(const SizeResult& result) {
   ++rows_;
+  row_stream_.write(result);
+  bandwidth_.add(result, comm_.size());
   if (result.contended ||
       (result.stop_reason == stats::stop_reason_name(stats::StopReason::time) && report_.interval_is_wide(result)))
     ++noisy_rows_;
@@ -223,10 +245,11 @@ void Sweep::keep_row(const SizeResult& result) {
     });
 }
 
-void Sweep::print_row(const SizeResult& result) {
+void Sweep::print_row(const Placements& placements) {
   progress_.clear();
-  report_.row(result);
-  if (!result.bytes_ok() || (options_.verify && !result.verified())) report_.failure_details(result);
+  report_.row(placements);
+  for (const SizeResult& result : placements)
+    if (!result.bytes_ok() || (options_.verify && !result.verified())) report_.failure_details(result);
 }
 
 }  // namespace ringbench

@@ -22,6 +22,7 @@
 #include "progress_line.h"
 #include "report.h"
 #include "results_sink.h"
+#include "row_stream.h"
 #include "transport/communicator.h"
 
 namespace ringbench {
@@ -34,6 +35,7 @@ class Sweep {
   void run_all();
 
   int rows() const { return rows_; }
+  const BusBandwidthAverage& bus_bandwidth() const { return bandwidth_; }
   int failed_rows() const { return failed_rows_; }
   int noisy_rows() const { return noisy_rows_; }
   // The median over the rows that had an interval of its half-width / median (NaN: none had).
@@ -62,19 +64,24 @@ class Sweep {
   std::string series_name(const Series& series) const;
   void plan_progress();
 
+  // One series' rows at one size: one per placement (--place both: out of place, then in place).
+  using Placements = std::vector<SizeResult>;
+
   void run_collective(Collective collective);
+  std::vector<Contestant> contestants_of(const Algorithm& algorithm) const;
   // Every series at one size, taking turns; rank 0 keeps each row (results file, counters).
-  std::vector<SizeResult> measure_size(const std::vector<Series>& series, Collective collective, uint64_t bytes);
-  void print_section(const Series& series, const std::vector<SizeResult>& rows);
-  void print_picks(const std::vector<SizeResult>& auto_rows);
+  std::vector<Placements> measure_size(const std::vector<Series>& series, Collective collective, uint64_t bytes);
+  void print_section(const Series& series, const std::vector<Placements>& rows);
+  void print_picks(const std::vector<Placements>& auto_rows);
 
   void warn_once_if_mpi_on_another_wire();
   void fit_link_model_once();
   static BenchOptions auto_trial_options(const BenchOptions& options);
   const Algorithm& auto_pick(Collective collective, uint64_t bytes);
 
-  void keep_row(const SizeResult& result);   // counters and the results file, as soon as measured
-  void print_row(const SizeResult& result);  // stdout, with a failure explained beneath it
+  // Counters, the results file and --format's rows, as soon as measured.
+  void keep_row(const SizeResult& result);
+  void print_row(const Placements& placements);  // the table, with a failure explained beneath it
 
   Communicator& comm_;
   MpiBootstrap& mpi_;
@@ -95,6 +102,8 @@ class Sweep {
   bool warned_mpi_wire_ = false;
   int rows_ = 0, failed_rows_ = 0, noisy_rows_ = 0;
   std::vector<double> ci_widths_;
+  RowStream row_stream_;
+  BusBandwidthAverage bandwidth_;
 };
 
 }  // namespace ringbench

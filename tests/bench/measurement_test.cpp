@@ -53,11 +53,12 @@ std::vector<RankView> measure_on_threads(int n, const BenchOptions& options, con
   std::mutex mutex;
   testing::run_ranks(n, testing::quiet_options(), [&](Communicator& comm) {
     JitteryRing jittery(seed, comm.rank());
-    std::vector<const Algorithm*> algorithms;
-    for (const auto& name : names)
-      algorithms.push_back(name == "jittery-ring" ? &jittery : find_algorithm(Collective::AllReduce, name));
+    std::vector<Contestant> contestants;
+    for (size_t i = 0; i < names.size(); ++i)
+      contestants.push_back({names[i] == "jittery-ring" ? &jittery : find_algorithm(Collective::AllReduce, names[i]),
+                             options.placement == Placement::Both && i % 2 == 1});
     Measurement measurement(comm, options, seed);
-    const std::vector<SizeResult> results = measurement.measure_together(algorithms, bytes);
+    const std::vector<SizeResult> results = measurement.measure_together(contestants, bytes);
     RankView view;
     for (const SizeResult& r : results) {
       view.iterations.push_back(r.iterations);
@@ -113,8 +114,8 @@ TEST(CollectiveStoppingDecision, ExactIterationsOverrideTheTimeBudget) {
 
 // Turns share one buffer, which the link test and (back to back, in place) every further call
 // overwrite: each algorithm's result must be checked right after its own last call from the
-// inputs, also when it finishes while others go on, and for the same algorithm twice (auto's pick
-// beside its own row).
+// inputs, also when it finishes while others go on, for the same algorithm twice (auto's pick
+// beside its own row), and in place beside out of place (--place both: every second one here).
 TEST(TakingTurns, EachAlgorithmKeepsItsOwnVerifiedResult) {
   for (TimingMode timing : {TimingMode::Barrier, TimingMode::BackToBack}) {
     SCOPED_TRACE(timing == TimingMode::Barrier ? "barrier" : "back-to-back");
@@ -122,6 +123,7 @@ TEST(TakingTurns, EachAlgorithmKeepsItsOwnVerifiedResult) {
     options.max_seconds_per_size = 0.05;
     options.link_test = true;
     options.timing = timing;
+    options.placement = Placement::Both;
     const std::vector<std::string> names = {"ring", "naive", "rhd", "ring"};
     const auto views = measure_on_threads(3, options, names, 11, 12 << 10);
     for (size_t i = 0; i < names.size(); ++i) {
