@@ -2,9 +2,29 @@
 
 #include <chrono>
 
+#include "collectives/chunk_layout.h"
 #include "communicator.h"
 
 namespace ringbench {
+
+void finish_average(const Communicator& comm, Collective collective, const CollectiveCall& call) {
+  if (call.op != ReduceOp::Avg || comm.size() == 1) return;
+  const size_t esize = element_size(call.dtype);
+  switch (collective) {
+    case Collective::AllReduce: return finish_average(call.dtype, call.buffer.data(), call.count, comm.size());
+    case Collective::ReduceScatter: {
+      const ChunkLayout chunks(call.count, comm.size());
+      std::byte* mine = call.buffer.data() + chunks.offset(comm.rank()) * esize;
+      return finish_average(call.dtype, mine, chunks.size(comm.rank()), comm.size());
+    }
+    case Collective::Reduce:
+      if (comm.rank() == call.root) finish_average(call.dtype, call.buffer.data(), call.count, comm.size());
+      return;
+    case Collective::AllGather:
+    case Collective::Broadcast:
+    case Collective::AllToAll: return;  // nothing reduced, nothing to average
+  }
+}
 
 uint64_t expected_payload(const Communicator& comm, const Algorithm& algorithm, const CollectiveCall& call) {
   // The placed formula: algorithms that follow hosts (hierarchical) send what this placement needs.
@@ -19,6 +39,7 @@ CountedRun run_counted(Communicator& comm, const Algorithm& algorithm, const Col
   const auto start = Clock::now();
   if (start_of_call) start_of_call();
   algorithm.run(comm, call);
+  finish_average(comm, algorithm.collective(), call);
   const auto end = Clock::now();
   algorithm.settle();
   const auto since_boot = [](Clock::time_point t) {

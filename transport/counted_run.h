@@ -25,11 +25,21 @@ struct CountedRun {
 // Runs `call` once on this rank. `expected` is expected_payload() for it: timed loops work it out
 // once per size, outside the loop. `seconds` covers `start_of_call` (work the caller counts as
 // part of the call, such as ringbench's out-of-place copy of the inputs) and algorithm.run(); the
-// counter reads and algorithm.settle() stay outside it. Blocks until the call is done.
+// counter reads and algorithm.settle() stay outside it. With avg it also covers finish_average
+// below: the division is part of the call, as NCCL folds avg's scaling into the collective.
+// Blocks until the call is done.
 CountedRun run_counted(Communicator& comm, const Algorithm& algorithm, const CollectiveCall& call, uint64_t expected,
                        const std::function<void()>& start_of_call = {});
 // The same, with the formula worked out here.
 CountedRun run_counted(Communicator& comm, const Algorithm& algorithm, const CollectiveCall& call);
+
+// avg's one division of the result by N, on the region where this rank's call left a reduction:
+// all of it for all-reduce, chunk `rank` for reduce-scatter, the root's buffer for reduce;
+// nothing for the other collectives or another op. Algorithms (ours and the `mpi` rows) reduce
+// avg as a sum, so avg is implemented once, here, rather than in every algorithm: NCCL's own
+// ncclAvg is likewise a sum on the wire with one scaling (its network plug-ins see it as sum).
+// run_counted calls it; anyone calling Algorithm::run directly with avg must call it after.
+void finish_average(const Communicator& comm, Collective collective, const CollectiveCall& call);
 
 // The formula side alone: what this rank must send for `call` on this placement of ranks on
 // hosts.

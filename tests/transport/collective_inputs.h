@@ -46,13 +46,14 @@ inline double reduced(ReduceOp op, int n, size_t i) {
   for (int r = 1; r < n; ++r) {
     double v = reduce_input(op, r, i);
     switch (op) {
-      case ReduceOp::Sum: acc += v; break;
+      case ReduceOp::Sum:
+      case ReduceOp::Avg: acc += v; break;  // avg: the sum, divided below
       case ReduceOp::Prod: acc *= v; break;
       case ReduceOp::Min: acc = std::min(acc, v); break;
       case ReduceOp::Max: acc = std::max(acc, v); break;
     }
   }
-  return acc;
+  return op == ReduceOp::Avg ? acc / n : acc;
 }
 
 // A value identifying element i of data that originates at `origin`.

@@ -115,6 +115,7 @@ void fill(DataType dtype, const std::vector<double>& values, std::vector<std::by
     case DataType::Float64: return to_typed<double>(values, buffer);
     case DataType::Int32: return to_typed<int32_t>(values, buffer);
     case DataType::Int64: return to_typed<int64_t>(values, buffer);
+    default: FAIL() << "the pairwise rows here use the first four dtypes; dtype_collectives_test.cpp covers the rest";
   }
 }
 
@@ -125,6 +126,7 @@ void expect(DataType dtype, const std::vector<std::optional<double>>& expected, 
     case DataType::Float64: return expect_typed<double>(expected, buffer, where);
     case DataType::Int32: return expect_typed<int32_t>(expected, buffer, where);
     case DataType::Int64: return expect_typed<int64_t>(expected, buffer, where);
+    default: FAIL() << "the pairwise rows here use the first four dtypes; dtype_collectives_test.cpp covers the rest";
   }
 }
 

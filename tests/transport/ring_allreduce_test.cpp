@@ -81,6 +81,7 @@ TEST_P(RingAllReduceTest, ExactResultAndExactBytes) {
       case DataType::Float64: fill<double>(buffer, c.op, comm.rank(), count); break;
       case DataType::Int32: fill<int32_t>(buffer, c.op, comm.rank(), count); break;
       case DataType::Int64: fill<int64_t>(buffer, c.op, comm.rank(), count); break;
+      default: FAIL() << "rows here use the first four dtypes; dtype_collectives_test.cpp covers the rest";
     }
     CollectiveCall call{c.dtype, c.op, buffer, count, 0};
     CountedRun run = run_counted(comm, ring_allreduce(), call);
@@ -95,6 +96,7 @@ TEST_P(RingAllReduceTest, ExactResultAndExactBytes) {
       case DataType::Float64: expect_reduced<double>(buffer, c.op, c.n, comm.rank(), count); break;
       case DataType::Int32: expect_reduced<int32_t>(buffer, c.op, c.n, comm.rank(), count); break;
       case DataType::Int64: expect_reduced<int64_t>(buffer, c.op, c.n, comm.rank(), count); break;
+      default: FAIL() << "rows here use the first four dtypes; dtype_collectives_test.cpp covers the rest";
     }
     comm.barrier();
     for (const auto& check : comm.check_kernel_counts()) {
