@@ -248,6 +248,69 @@ TEST_F(RingbenchRun, EveryAlgorithmOfEveryCollectiveWithMpiRowsAndCrossovers) {
   }
 }
 
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// nccl-tests' habits: a root, a size list, out-of-place and in-place on one row, rows as CSV or
+// JSON lines with the file's column names on stdout (the '#' lines on stderr), and the footer.
+TEST_F(RingbenchRun, NcclTestsStyleRootPlacementsFormatsAndFooter) {
+  const fs::path file = dir_ / "out.h5";
+  const std::string common = mpirun(3) + RINGBENCH_EXE +
+                             " --collective reduce,allreduce --root 2 --place both --sizes 1K,3000 -i 12 -x 1 -o " +
+                             file.string();
+  auto csv = run_command(common + " --format csv", (dir_ / "csv").string());
+  ASSERT_EQ(csv.exit_code, 0) << csv.out << csv.err;
+  const auto results = results::read_table(file, "/results");
+  ASSERT_EQ(results.rows.size(), 8u) << "2 collectives x 2 sizes x 2 placements";
+  const auto lines = lines_of(csv.out);
+  ASSERT_EQ(lines.size(), 9u) << csv.out;
+  std::string names;
+  for (const auto& column : results.columns) names += (names.empty() ? "" : ",") + column.name;
+  EXPECT_EQ(lines[0], names);
+  for (const auto& line : lines) EXPECT_NE(line.front(), '#') << line;
+  EXPECT_NE(csv.err.find("# Out of bounds values : 0 OK"), std::string::npos) << csv.err;
+  EXPECT_NE(csv.err.find("# Avg bus bandwidth    : "), std::string::npos) << csv.err;
+  std::multiset<int64_t> placements;
+  for (size_t i = 0; i < results.rows.size(); ++i) {
+    placements.insert(get<int64_t>(results, i, "in_place"));
+    EXPECT_EQ(get<int64_t>(results, i, "verified"), 1);
+    EXPECT_EQ(get<int64_t>(results, i, "iterations"), 12);
+  }
+  EXPECT_EQ(placements.count(0), 4u);
+  EXPECT_EQ(placements.count(1), 4u);
+  const auto runs = results::read_table(file, "/runs");
+  EXPECT_EQ(get<int64_t>(runs, 0, "opt_root"), 2);
+  EXPECT_EQ(get<std::string>(runs, 0, "opt_place"), "both");
+
+  auto jsonl = run_command(common + " --format jsonl", (dir_ / "jsonl").string());
+  ASSERT_EQ(jsonl.exit_code, 0) << jsonl.err;
+  const auto objects = lines_of(jsonl.out);
+  ASSERT_EQ(objects.size(), 8u) << jsonl.out;
+  for (const auto& object : objects) {
+    EXPECT_EQ(object.rfind("{\"run_id\":\"", 0), 0u) << object;
+    EXPECT_EQ(object.back(), '}') << object;
+  }
+
+  auto table = run_command(common, (dir_ / "table").string());
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("in:time"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("# Avg bus bandwidth"), std::string::npos) << table.out;
+  int rows = 0;
+  for (const auto& line : lines_of(table.out))
+    if (!line.empty() && line[0] != '#') {
+      ++rows;
+      std::istringstream fields(line);
+      std::vector<std::string> field{std::istream_iterator<std::string>(fields), {}};
+      ASSERT_GT(field.size(), 5u) << line;
+      EXPECT_TRUE(field[4] == "2" || field[4] == "-1") << "root column: " << line;
+    }
+  EXPECT_EQ(rows, 4) << "one row per size and collective, both placements on it";
+}
+
 // Each bad value gets one line on stderr naming the flag and the value, and exit code 2.
 TEST_F(RingbenchRun, BadInputGetsOneLineNamingTheFlagAndExitCode2) {
   const fs::path file = dir_ / "out.h5";
@@ -256,10 +319,13 @@ TEST_F(RingbenchRun, BadInputGetsOneLineNamingTheFlagAndExitCode2) {
   } cases[] = {
       {"-m 0", "--message-size 0"},          {"-m 64:8", "--message-size 64:8"},
       {"-m 12Q", "--message-size 12Q"},      {"-m 100000G", "--message-size 100000G"},
-      {"-i 0", "--iterations 0"},            {"--dtype float16", "--dtype float16"},
+      {"-i 0", "--iterations 0"},            {"--dtype float128", "--dtype float128"},
       {"--op xor", "--op xor"},              {"--collective allsum", "--collective allsum"},
       {"--algo warp", "--algo warp"},        {"--iface nosuchif", "--iface nosuchif"},
       {"--timeout -1", "--timeout -1"},      {"-o /nonexistent/dir/x.h5", "/nonexistent/dir"},
+      {"--sizes 1K -m 8:64", "--sizes"},     {"--sizes 0", "--sizes 0"},
+      {"--factor 1", "--factor 1"},          {"--root 2", "--root 2"},
+      {"--place sideways", "--place sideways"}, {"--format xml", "--format xml"},
   };
   for (const auto& c : cases) {
     const bool sets_output = c.args.rfind("-o ", 0) == 0;
