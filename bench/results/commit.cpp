@@ -182,8 +182,8 @@ void commit(const fs::path& file, const std::function<void(Transaction&)>& body,
   SilenceHdf5Errors silence;
   const std::string context = file_context(file);
   require_writable_directory(file);
+  const CommitMarker marker;  // declared before the lock: there before it is taken, until after it is let go
   const FileLock lock = FileLock::acquire(file, lock_timeout);
-  const CommitMarker marker;  // declared after the lock: gone before the lock is let go
   remove_stale_copies(file);
   recover_interrupted_commit(file);
 

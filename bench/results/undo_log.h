@@ -61,9 +61,10 @@ void write_sealed_undo(const std::filesystem::path& file, const UndoImage& image
 void recover_interrupted_commit(const std::filesystem::path& file);
 
 // Marker for the kill trials (scripts/kill-trials.sh, tests/fault/kill_during_write_test.cpp):
-// when RINGBENCH_COMMIT_MARKER names a file, commit() creates it (holding its pid) once it holds
-// the commit lock and removes it just before letting go, so a marker found after a SIGKILL proves
-// the kill landed inside a commit.
+// when RINGBENCH_COMMIT_MARKER names a file, commit() creates it (holding its pid) before it asks
+// for the commit lock and removes it after letting the lock go, so a marker found after a SIGKILL
+// proves the kill landed inside commit(). (Removed after the lock, not before: the removal may
+// wait on the filesystem's journal, and a kill in that wait still lands inside the commit.)
 class CommitMarker {
  public:
   CommitMarker();

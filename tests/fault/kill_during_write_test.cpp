@@ -10,8 +10,9 @@
 // randomly chosen commit of the run, waits a random fraction of a millisecond (so the kills fall
 // at different points of the commit), stops rank 0 with SIGSTOP, checks that it still holds the
 // lock, and only then sends SIGKILL. A second, independent proof is the commit marker the writer
-// exposes (RINGBENCH_COMMIT_MARKER, bench/results/undo_log.h): a file that exists exactly while a
-// commit holds the lock, so one still there after the kill says the kill landed inside a commit.
+// exposes (RINGBENCH_COMMIT_MARKER, bench/results/undo_log.h): a file that exists from before a
+// commit takes the lock until after it lets go, so one still there after the kill says the kill
+// landed inside a commit.
 // The seed is printed; RINGBENCH_TEST_SEED=<seed> replays it. RINGBENCH_KILL_TRIALS sets the number
 // of kills (8 in CI; scripts/kill-trials.sh runs 50).
 
