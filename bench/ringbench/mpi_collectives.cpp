@@ -12,19 +12,57 @@
 namespace ringbench {
 namespace {
 
+// Open MPI 4.1 has no float16 or bfloat16 datatype: both travel as MPI_UINT16_T (their bits)
+// and reduce through user ops that call our own kernels (reduce_into), so the `mpi` rows round
+// exactly as ours do. The built-in ops still serve every type MPI knows.
 MPI_Datatype mpi_type(DataType type) {
   switch (type) {
     case DataType::Float32: return MPI_FLOAT;
     case DataType::Float64: return MPI_DOUBLE;
     case DataType::Int32: return MPI_INT32_T;
     case DataType::Int64: return MPI_INT64_T;
+    case DataType::Float16:
+    case DataType::BFloat16: return MPI_UINT16_T;
+    case DataType::Int8: return MPI_INT8_T;
+    case DataType::UInt8: return MPI_UINT8_T;
   }
   return MPI_BYTE;
 }
 
-MPI_Op mpi_op(ReduceOp op) {
+// MPI's user-op contract: inout[i] = in[i] op inout[i]; every op here is commutative.
+template <DataType Type, ReduceOp Op>
+void user_reduce(void* in, void* inout, int* len, MPI_Datatype*) {
+  reduce_into(Type, Op, static_cast<std::byte*>(inout), static_cast<const std::byte*>(in), static_cast<size_t>(*len));
+}
+
+template <DataType Type>
+MPI_Op user_op(ReduceOp op) {
+  // Created on first use (after MPI_Init), one per op, and kept until MPI_Finalize frees them.
+  static const auto create = [](MPI_User_function* function) {
+    MPI_Op handle = MPI_OP_NULL;
+    MPI_Op_create(function, /*commute=*/1, &handle);
+    return handle;
+  };
+  static const MPI_Op sum = create(&user_reduce<Type, ReduceOp::Sum>), prod = create(&user_reduce<Type, ReduceOp::Prod>),
+                      min = create(&user_reduce<Type, ReduceOp::Min>), max = create(&user_reduce<Type, ReduceOp::Max>);
   switch (op) {
-    case ReduceOp::Sum: return MPI_SUM;
+    case ReduceOp::Sum:
+    case ReduceOp::Avg: return sum;
+    case ReduceOp::Prod: return prod;
+    case ReduceOp::Min: return min;
+    case ReduceOp::Max: return max;
+  }
+  return sum;
+}
+
+// avg reduces as MPI_SUM; run_counted then divides this rank's result once (finish_average), the
+// same single division as for our algorithms.
+MPI_Op mpi_op(ReduceOp op, DataType type) {
+  if (type == DataType::Float16) return user_op<DataType::Float16>(op);
+  if (type == DataType::BFloat16) return user_op<DataType::BFloat16>(op);
+  switch (op) {
+    case ReduceOp::Sum:
+    case ReduceOp::Avg: return MPI_SUM;
     case ReduceOp::Prod: return MPI_PROD;
     case ReduceOp::Min: return MPI_MIN;
     case ReduceOp::Max: return MPI_MAX;
@@ -68,7 +106,7 @@ class MpiCollective final : public Algorithm {
     const size_t esize = element_size(call.dtype);
     switch (collective_) {
       case Collective::AllReduce:
-        check(MPI_Allreduce(MPI_IN_PLACE, buffer, count, type, mpi_op(call.op), MPI_COMM_WORLD), "MPI_Allreduce");
+        check(MPI_Allreduce(MPI_IN_PLACE, buffer, count, type, mpi_op(call.op, call.dtype), MPI_COMM_WORLD), "MPI_Allreduce");
         break;
       case Collective::AllGather: {
         Layout layout(call.count, n);
@@ -83,7 +121,7 @@ class MpiCollective final : public Algorithm {
         // scratch and copy it there.
         Layout layout(call.count, n);
         auto scratch = comm.scratch(static_cast<size_t>(layout.counts[r]) * esize);
-        check(MPI_Reduce_scatter(buffer, scratch.data(), layout.counts.data(), type, mpi_op(call.op), MPI_COMM_WORLD),
+        check(MPI_Reduce_scatter(buffer, scratch.data(), layout.counts.data(), type, mpi_op(call.op, call.dtype), MPI_COMM_WORLD),
               "MPI_Reduce_scatter");
         std::memcpy(call.buffer.data() + static_cast<size_t>(layout.displs[r]) * esize, scratch.data(), scratch.size());
         break;
@@ -93,7 +131,7 @@ class MpiCollective final : public Algorithm {
         break;
       case Collective::Reduce:
         check(MPI_Reduce(r == call.root ? MPI_IN_PLACE : buffer, r == call.root ? buffer : nullptr, count, type,
-                         mpi_op(call.op), call.root, MPI_COMM_WORLD),
+                         mpi_op(call.op, call.dtype), call.root, MPI_COMM_WORLD),
               "MPI_Reduce");
         break;
       case Collective::AllToAll: {

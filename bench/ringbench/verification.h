@@ -2,10 +2,13 @@
 // Checks one rank's result of one collective call against the reference, element by element,
 // for the buffer conventions in transport/collective.h.
 //
-// Exact inputs: every checked element must equal the reference exactly. Random floating-point
-// inputs: the reference is computed in double precision and the largest absolute error is
-// reported; an element counts as wrong only beyond a generous bound (N^2 ulps of the reference's
-// magnitude), so reordering the sum is not a failure but a broken algorithm is.
+// Exact inputs: every checked element must equal the reference exactly, as the dtype stores it
+// (int8/uint8 sums wrapped); avg within 1 ulp of the dtype of the exact sum / N. Random
+// floating-point inputs: the reference is computed in double precision and the largest absolute
+// error is reported; a reduced element counts as wrong only beyond the rounding bound of a sum
+// in any order in that dtype ((N-1) half-ulps of the sum of the inputs' magnitudes, to first
+// order; details at within_bound in verification.cpp), so reordering the sum is not a failure
+// but a broken algorithm is. Collectives that only move data compare bit for bit either way.
 
 #include <cstddef>
 #include <cstdint>
