@@ -63,6 +63,8 @@ class MeshBuilder {
   void start_outgoing();
   Fd connect_to(int peer);
   void complete_handshakes();
+  // Throws the Timeout naming this rank and each peer whose handshake is missing, with addresses.
+  [[noreturn]] void fail_missing_handshakes();
   void on_incoming_hello(Pending& p);
   void on_outgoing_reply(Pending& p);
   void add_connection(Pending& p, int peer_rank);
@@ -296,25 +298,30 @@ void MeshBuilder::start_outgoing() {
   }
 }
 
+void MeshBuilder::fail_missing_handshakes() {
+  std::string missing;
+  int last_missing = -1;
+  for (int r = 0; r < comm_.size_; ++r) {
+    if (r == comm_.rank_ || comm_.connections_[r]) continue;
+    missing += (missing.empty() ? "" : "; ") + endpoint(r);
+    last_missing = r;
+  }
+  const int peer = missing.find(';') == std::string::npos ? last_missing : -1;  // one peer: name it as the peer
+  ErrorFacts facts(TransportErrorKind::Timeout, comm_.rank_, peer,
+                   fmt::format("no handshake between {}, listening on port {}, and {} within {:g} s of start",
+                               endpoint(comm_.rank_), comm_.cards_[comm_.rank_].port, missing,
+                               comm_.options_.connect_timeout.count() / 1000.0));
+  facts.hint = fmt::format("are they running, and is {} reachable from their addresses?", comm_.interface_.address);
+  fail(std::move(facts));
+}
+
 void MeshBuilder::complete_handshakes() {
   // A silent stranger is dropped after this long; a real peer answers within milliseconds.
   const auto stranger_grace = std::min<Clock::duration>(comm_.options_.connect_timeout, std::chrono::seconds(10));
   std::vector<pollfd> fds;
   while (established_ < comm_.size_ - 1) {
     auto now = Clock::now();
-    if (now >= deadline_) {
-      std::string missing;
-      int last_missing = -1;
-      for (int r = 0; r < comm_.size_; ++r)
-        if (r != comm_.rank_ && !comm_.connections_[r])
-          missing += (missing.empty() ? "" : "; ") + endpoint(last_missing = r);
-      ErrorFacts facts(TransportErrorKind::Timeout, comm_.rank_, missing.find(';') == std::string::npos ? last_missing : -1,
-                       fmt::format("no handshake between {} (port {}) and {} within {:g} s of start", endpoint(comm_.rank_),
-                                   comm_.cards_[comm_.rank_].port, missing,
-                                   comm_.options_.connect_timeout.count() / 1000.0));
-      facts.hint = fmt::format("are they running, and is {} reachable from their addresses?", comm_.interface_.address);
-      fail(std::move(facts));
-    }
+    if (now >= deadline_) fail_missing_handshakes();
     // Drop strangers that stayed silent too long.
     std::erase_if(pending_, [&](Pending& p) {
       if (p.peer_rank >= 0 || now < p.deadline) return false;
