@@ -121,10 +121,15 @@ void add_sweep_options(CLI::App& app, BenchOptions& options, TypedValues& typed)
 }
 
 void add_collective_options(CLI::App& app, BenchOptions& options, TypedValues& typed) {
-  app.add_option("-d,--dtype", typed.dtype, "Element type: float32, float64, int32, int64")
+  app.add_option("-d,--dtype", typed.dtype,
+                 fmt::format("Element type: {} (also nccl-tests' half, float, double; bf16, fp16)",
+                             data_type_names()))
       ->type_name("TYPE")
       ->capture_default_str();
-  app.add_option("--op", typed.op, "Reduction: sum, prod, min, max (integer sum and prod wrap around modulo 2^bits)")
+  app.add_option("--op", typed.op,
+                 fmt::format("Reduction: {} (integer sum and prod wrap around modulo 2^bits; avg is sum / N, as "
+                             "NCCL's, for floating types only)",
+                             reduce_op_names()))
       ->type_name("OP")
       ->capture_default_str();
   app.add_option("--root", options.root, "Root rank of broadcast (the source) and reduce (the destination)")
@@ -257,13 +262,16 @@ void apply_sweep(const TypedValues& typed, BenchOptions& options) {
 // -d, --op and --data.
 void apply_elements(const TypedValues& typed, BenchOptions& options) {
   auto dtype = parse_data_type(typed.dtype);
-  if (!dtype) throw BadValue{fmt::format("-d/--dtype {}: expected float32, float64, int32 or int64", typed.dtype)};
+  if (!dtype) throw BadValue{fmt::format("-d/--dtype {}: expected one of {}", typed.dtype, data_type_names())};
   options.dtype = *dtype;
   if (run_sizes(options).empty())
     throw BadValue{fmt::format("-m/--message-size {}: smaller than one {} element ({} bytes)", typed.sizes,
                                typed.dtype, element_size(options.dtype))};
   auto op = parse_reduce_op(typed.op);
-  if (!op) throw BadValue{fmt::format("--op {}: expected sum, prod, min or max", typed.op)};
+  if (!op) throw BadValue{fmt::format("--op {}: expected one of {}", typed.op, reduce_op_names())};
+  if (!reduce_op_defined(*op, options.dtype))
+    throw BadValue{fmt::format("--op {}: not defined on the integer type {}; use a floating -d or --op sum",
+                               typed.op, to_string(options.dtype))};
   options.op = *op;
   auto inputs = parse_input_kind(typed.data);
   if (!inputs) throw BadValue{fmt::format("--data {}: expected exact or random", typed.data)};
