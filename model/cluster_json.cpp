@@ -47,7 +47,7 @@ void parse_nics(const json& section, bool required, Nics& nics) {
     f.require("per_node");
     f.require("bw_Gbps");
   }
-  f.count("per_node", nics.per_node, limits::kMaxGpus);
+  f.count("per_node", nics.per_node, limits::kMaxGpusPerNode);
   f.positive("bw_Gbps", nics.bw_Gbps, limits::kMaxGbps);
   f.number("latency_us", nics.latency_us, 0, limits::kMaxLatencyUs);
   f.reject_unknown();
@@ -73,6 +73,19 @@ void parse_efficiency(const json& section, Efficiency& efficiency) {
   f.reject_unknown();
 }
 
+// Each field is in range; the fabric (fabric.cpp, failures.cpp) also multiplies these, as ints,
+// into switch port counts.
+void check_port_counts(const Cluster& c) {
+  for (const auto& [name, nodes] : {std::pair{"network.nodes_per_leaf", c.network.nodes_per_leaf},
+                                    std::pair{"network.nodes_per_pod", c.network.nodes_per_pod}}) {
+    const int64_t ports = static_cast<int64_t>(nodes) * c.nics.per_node;
+    if (ports > limits::kMaxGpus) {
+      throw InputError(fmt::format("{} x nics.per_node = {} x {} = {} NIC ports, more than the limit of {}", name, nodes,
+                                   c.nics.per_node, ports, limits::kMaxGpus));
+    }
+  }
+}
+
 Cluster parse(const json& doc) {
   Fields top(doc, "");
   Cluster c;
@@ -88,7 +101,7 @@ Cluster parse(const json& doc) {
   top.string("description", c.description);
   top.string("gpu", c.gpu);
   top.count("nodes", c.nodes, limits::kMaxGpus);
-  top.count("gpus_per_node", c.gpus_per_node, limits::kMaxGpus);
+  top.count("gpus_per_node", c.gpus_per_node, limits::kMaxGpusPerNode);
   top.number("launch_overhead_us", c.launch_overhead_us, 0, limits::kMaxLatencyUs);
   if (const json* s = top.find("scale_up")) parse_scale_up(*s, base.empty(), c);
   if (const json* n = top.find("nics")) parse_nics(*n, base.empty(), c.nics);
@@ -96,6 +109,7 @@ Cluster parse(const json& doc) {
   if (const json* e = top.find("efficiency")) parse_efficiency(*e, c.efficiency);
   top.reject_unknown();
   validate(c);
+  check_port_counts(c);
   return c;
 }
 

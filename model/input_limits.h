@@ -6,10 +6,11 @@
 //
 // Why these values: each is far above any machine or model built so far (the largest clusters
 // have ~1e5 GPUs, the largest dense models ~2e12 parameters), and each keeps every product the
-// model forms in range: GPU indices are int (1,048,576 x the 8 bytes per GPU the model keeps per
-// group is ~8 MB), 4 x hidden and tp x pp x cp x ep are formed in int, and byte counts such as a
-// micro-batch's activation (micro_batch x sequence x hidden x bytes x top_k, at most
-// kMaxMicroBatch x kMaxSequenceBytes = 6.6e17) stay below 2^64 = 1.8e19.
+// model forms in range: GPU counts and indices are int, 4 x hidden and tp x pp x cp x ep are
+// formed in int, and byte counts such as a micro-batch's activation (micro_batch x sequence x
+// hidden x bytes x top_k, at most kMaxMicroBatch x kMaxSequenceBytes = 6.6e17) stay below
+// 2^64 = 1.8e19. At kMaxGpus, `topomodel collective` takes 0.7 s and 112 MB (Xeon, 2026-12);
+// a full `sweep` there enumerates so many placements that it ran over 2 minutes (stopped there).
 
 #include <cstdint>
 
@@ -17,6 +18,9 @@ namespace ringbench::model::limits {
 
 // Cluster: GPUs in all (nodes x gpus_per_node), and any one count of GPUs or nodes.
 inline constexpr int kMaxGpus = 1 << 20;
+// GPUs (and NICs) in one node: locate() forms local GPU x NICs per node in an int (a GB200 NVL72
+// rack is 18 nodes of 4; its island, gpus_per_island, may be as large as kMaxGpus).
+inline constexpr int kMaxGpusPerNode = 4096;
 // Bandwidth per GPU or per NIC: 1 PB/s (GB/s) and 8 Pb/s (Gb/s), ~1000x today's NVLink.
 inline constexpr double kMaxGBps = 1e6;
 inline constexpr double kMaxGbps = 8e6;

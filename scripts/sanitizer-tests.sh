@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The unit-test binaries again under AddressSanitizer and UndefinedBehaviorSanitizer (transport,
-# results file, model, statistics), in a build tree of their own holding only what they need.
+# results file, model, statistics, the model fuzz corpus), in a build tree of their own holding only what they need.
 # CTest runs it as sanitizer.asan_ubsan (label `sanitizer`); runnable alone.
 #   scripts/sanitizer-tests.sh [BUILD_DIR [CMAKE_ARGS...]]   (default BUILD_DIR: build-asan/)
 # Each binary runs whole, liveness tests included. The transport does not use threads outside
@@ -17,7 +17,7 @@ if [ ! -f "$BUILD/CMakeCache.txt" ]; then
 elif [ $# -gt 0 ]; then
   cmake "$BUILD" "$@" > /dev/null
 fi
-sanitized_tests=(transport_tests results_tests model_tests statistics_tests)
+sanitized_tests=(transport_tests results_tests model_tests statistics_tests model_fuzz_corpus_tests)
 cmake --build "$BUILD" -j "$(nproc)" --target "${sanitized_tests[@]}"
 status=0
 for t in "${sanitized_tests[@]}"; do

@@ -84,7 +84,10 @@ CLI::Validator integer_in(int64_t min, int64_t max) {
     int64_t value = 0;
     const char* end = text.data() + text.size();
     const auto [stop, error] = std::from_chars(text.data(), end, value);
-    if (error != std::errc() || stop != end || value < min || value > max) {
+    // No leading zeros: CLI11 would then read "010" as octal 8 and fail on "08".
+    const size_t digits = text.starts_with('-') ? 1 : 0;
+    const bool leading_zero = text.size() > digits + 1 && text[digits] == '0';
+    if (error != std::errc() || stop != end || leading_zero || value < min || value > max) {
       return fmt::format("must be an integer from {} to {}, got '{}'", min, max, shown(text));
     }
     return "";
