@@ -217,7 +217,7 @@ void reduce_16bit(ReduceOp op, std::byte* dst, const std::byte* src, size_t coun
 // argument, not a lambda: a lambda would not inherit the target attribute.)
 // min_ps(b, a) is "b < a ? b : a", the scalar loops' order (which one a NaN yields).
 template <ReduceOp Op>
-__attribute__((target("avx2,f16c"), always_inline)) inline __m256 combine_ps(__m256 a, __m256 b) {
+__attribute__((target("avx2"), always_inline)) inline __m256 combine_ps(__m256 a, __m256 b) {
   if constexpr (Op == ReduceOp::Prod) return _mm256_mul_ps(a, b);
   if constexpr (Op == ReduceOp::Min) return _mm256_min_ps(b, a);
   if constexpr (Op == ReduceOp::Max) return _mm256_max_ps(b, a);
@@ -252,6 +252,65 @@ void reduce_float16_f16c(ReduceOp op, std::byte* dst, const std::byte* src, size
   }
 }
 
+// bfloat16 in 8 float lanes: g++ 12 leaves the scalar bit arithmetic unvectorised (15 GB/s in
+// cache against 60 for these). Same rounding as float_to_bfloat16: +0x7FFF plus the kept LSB,
+// a NaN kept quiet by a blend. The tail reuses the vector code one lane at a time.
+__attribute__((target("avx2"))) inline __m256 load_bfloat16(__m128i bits) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16));
+}
+__attribute__((target("avx2"))) inline __m128i store_bfloat16(__m256 value) {
+  const __m256i u = _mm256_castps_si256(value);
+  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+  const __m256i rounded = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)), lsb), 16);
+  const __m256i quiet = _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x40));
+  const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(value, value, _CMP_UNORD_Q));
+  const __m256i out = _mm256_blendv_epi8(rounded, quiet, nan);
+  // Pack the 8 32-bit lanes (each < 2^16) into 8 16-bit ones, in order.
+  return _mm_packus_epi32(_mm256_castsi256_si128(out), _mm256_extracti128_si256(out, 1));
+}
+
+template <ReduceOp Op>
+__attribute__((target("avx2"))) void reduce_bfloat16_avx2(std::byte* dst_bytes, const std::byte* src_bytes,
+                                                          size_t count) {
+  auto* dst = reinterpret_cast<uint16_t*>(dst_bytes);
+  const auto* src = reinterpret_cast<const uint16_t*>(src_bytes);
+  size_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    const __m256 a = load_bfloat16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(dst + i)));
+    const __m256 b = load_bfloat16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), store_bfloat16(combine_ps<Op>(a, b)));
+  }
+  for (; i < count; ++i) {
+    const __m256 a = load_bfloat16(_mm_cvtsi32_si128(dst[i])), b = load_bfloat16(_mm_cvtsi32_si128(src[i]));
+    dst[i] = static_cast<uint16_t>(_mm_cvtsi128_si32(store_bfloat16(combine_ps<Op>(a, b))));
+  }
+}
+
+void reduce_bfloat16_avx2(ReduceOp op, std::byte* dst, const std::byte* src, size_t count) {
+  switch (op) {
+    case ReduceOp::Sum:
+    case ReduceOp::Avg: return reduce_bfloat16_avx2<ReduceOp::Sum>(dst, src, count);
+    case ReduceOp::Prod: return reduce_bfloat16_avx2<ReduceOp::Prod>(dst, src, count);
+    case ReduceOp::Min: return reduce_bfloat16_avx2<ReduceOp::Min>(dst, src, count);
+    case ReduceOp::Max: return reduce_bfloat16_avx2<ReduceOp::Max>(dst, src, count);
+  }
+}
+
+// avg's division on float16, 8 lanes at a time, the tail one lane at a time (same rounding).
+__attribute__((target("avx2,f16c"))) void divide_float16_f16c(std::byte* data, size_t count, int world_size) {
+  auto* values = reinterpret_cast<uint16_t*>(data);
+  const __m256 n = _mm256_set1_ps(static_cast<float>(world_size));
+  size_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    const __m256 v = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(values + i)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(values + i), _mm256_cvtps_ph(_mm256_div_ps(v, n), _MM_FROUND_TO_NEAREST_INT));
+  }
+  for (; i < count; ++i) {
+    const __m256 v = _mm256_cvtph_ps(_mm_cvtsi32_si128(values[i]));
+    values[i] = static_cast<uint16_t>(_mm_cvtsi128_si32(_mm256_cvtps_ph(_mm256_div_ps(v, n), _MM_FROUND_TO_NEAREST_INT)));
+  }
+}
+
 bool have_f16c() {
   static const bool yes = [] {
     __builtin_cpu_init();
@@ -266,6 +325,13 @@ void reduce_float16(ReduceOp op, std::byte* dst, const std::byte* src, size_t co
   if (have_f16c()) return reduce_float16_f16c(op, dst, src, count);
 #endif
   reduce_16bit<float16_to_float, float_to_float16>(op, dst, src, count);
+}
+
+void reduce_bfloat16(ReduceOp op, std::byte* dst, const std::byte* src, size_t count) {
+#ifdef RINGBENCH_AVX2_DISPATCH
+  if (have_avx2()) return reduce_bfloat16_avx2(op, dst, src, count);
+#endif
+  reduce_16bit<bfloat16_to_float, float_to_bfloat16>(op, dst, src, count);
 }
 
 template <typename T>
@@ -292,7 +358,7 @@ void reduce_into(DataType type, ReduceOp op, std::byte* dst, const std::byte* sr
     case DataType::Int32: return reduce_as<int32_t>(op, dst, src, count);
     case DataType::Int64: return reduce_as<int64_t>(op, dst, src, count);
     case DataType::Float16: return reduce_float16(op, dst, src, count);
-    case DataType::BFloat16: return reduce_16bit<bfloat16_to_float, float_to_bfloat16>(op, dst, src, count);
+    case DataType::BFloat16: return reduce_bfloat16(op, dst, src, count);
     case DataType::Int8: return reduce_as<int8_t>(op, dst, src, count);
     case DataType::UInt8: return reduce_as<uint8_t>(op, dst, src, count);
   }
@@ -302,7 +368,11 @@ void finish_average(DataType type, std::byte* data, size_t count, int world_size
   switch (type) {
     case DataType::Float32: return divide_as<float>(data, count, world_size);
     case DataType::Float64: return divide_as<double>(data, count, world_size);
-    case DataType::Float16: return divide_16bit<float16_to_float, float_to_float16>(data, count, world_size);
+    case DataType::Float16:
+#ifdef RINGBENCH_AVX2_DISPATCH
+      if (have_f16c()) return divide_float16_f16c(data, count, world_size);
+#endif
+      return divide_16bit<float16_to_float, float_to_float16>(data, count, world_size);
     case DataType::BFloat16: return divide_16bit<bfloat16_to_float, float_to_bfloat16>(data, count, world_size);
     case DataType::Int32:
     case DataType::Int64:

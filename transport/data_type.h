@@ -67,8 +67,9 @@ inline uint16_t float_to_bfloat16(float value) {
   const uint32_t u = std::bit_cast<uint32_t>(value);
   const uint32_t rounded = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
   const uint32_t quiet_nan = (u >> 16) | 0x0040u;
-  const bool nan = (u & 0x7FFFFFFFu) > 0x7F800000u;
-  return static_cast<uint16_t>(nan ? quiet_nan : rounded);
+  // A mask rather than `nan ? a : b`: g++ 12 leaves that as control flow, and the loop scalar.
+  const uint32_t nan = 0u - static_cast<uint32_t>((u & 0x7FFFFFFFu) > 0x7F800000u);
+  return static_cast<uint16_t>((rounded & ~nan) | (quiet_nan & nan));
 }
 
 inline float float16_to_float(uint16_t bits) {
