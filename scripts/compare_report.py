@@ -33,6 +33,18 @@ def human(size):
     return str(size)
 
 
+def call_time(row):
+    """A row's headline time: the median of its calls (schema 2 on), else the mean of older files."""
+    median = float(row.get("t_median_us", float("nan")))
+    return median if median == median else float(row["t_avg_us"])
+
+
+def median_of(rows, column):
+    """The median of a column over rows that have it (newer files), or None."""
+    values = [float(r[column]) for r in rows if column in r and float(r[column]) == float(r[column])]
+    return statistics.median(values) if values else None
+
+
 def spread(values, fmt):
     return f"{fmt.format(min(values))}-{fmt.format(max(values))}"
 
@@ -134,13 +146,13 @@ def main(argv=None):
         print("#")
         print(f"# {collective}, N={n}")
         print(f"# {'size':>6} {'algorithm':>18} {'time_us':>11} {'[spread]':>21} {'busbw':>7} {'[spread]':>13} "
-              f"{'x mpi':>6} {'eff':>5} {'best':>4}")
+              f"{'x mpi':>6} {'eff':>5} {'cpu s/GB':>8} {'ctx/call':>8} {'best':>4}")
         for size in sizes:
             present = [a for a in algorithms if (collective, size, a) in grouped]
             med = {}
             for a in present:
                 g = grouped[(collective, size, a)]
-                med[a] = statistics.median(float(r["t_avg_us"]) for r in g)
+                med[a] = statistics.median(call_time(r) for r in g)
             ours = [a for a in present if a != "mpi"]
             best = min(ours, key=lambda a: med[a]) if ours else None
             mpi_busbw = None
@@ -148,7 +160,9 @@ def main(argv=None):
                 mpi_busbw = statistics.median(float(r["busbw_GBps"]) for r in grouped[(collective, size, "mpi")])
             for a in present:
                 g = grouped[(collective, size, a)]
-                t = [float(r["t_avg_us"]) for r in g]
+                t = [call_time(r) for r in g]
+                cpu = median_of(g, "cpu_s_per_GB")
+                ctx = median_of(g, "ctx_switches_per_call")
                 bw = [float(r["busbw_GBps"]) for r in g]
                 eff = [float(r["efficiency"]) for r in g if float(r["link_bound_us"]) > 0]
                 link = [float(r["link_bound_us"]) for r in g if float(r["link_bound_us"]) > 0]
@@ -158,6 +172,7 @@ def main(argv=None):
                 print(f"  {human(size):>6} {a:>18} {statistics.median(t):>11.2f} [{spread(t, '{:.1f}'):>19}] "
                       f"{bw_med:>7.3f} [{spread(bw, '{:.3f}'):>11}] "
                       f"{(f'{x_mpi:.2f}' if x_mpi else '-'):>6} {(f'{eff_med:.0%}' if eff_med else '-'):>5} "
+                      f"{(f'{cpu:.3f}' if cpu is not None else '-'):>8} {(f'{ctx:.1f}' if ctx is not None else '-'):>8} "
                       f"{'*' if a == best else '':>4}")
                 summary.append({
                     "run_id": comparison_id, "collective": collective, "algorithm": a, "world_size": n,

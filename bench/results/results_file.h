@@ -49,7 +49,8 @@ namespace ringbench::results {
 //      (algbw, busbw and efficiency then come from the median); /runs gains the run's
 //      conditions and median interval width; /samples (--samples) is new
 //   3  /runs gains interface_reason, the build (compiler, compiler_flags, build_type), hdf5_library,
-//      the Slurm job and array ids, and every option as its own opt_* column
+//      the Slurm job and array ids, and every option as its own opt_* column; /results gains the
+//      CPU cost of the calls (cpu_s_per_GB, ctx_switches_per_call)
 inline constexpr int64_t kSchemaVersion = 3;
 
 // A results-file problem a user can act on (wrong schema, not HDF5, unwritable path, lock

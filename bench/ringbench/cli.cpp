@@ -117,7 +117,7 @@ void add_sweep_options(CLI::App& app, BenchOptions& options, TypedValues& typed)
                "/samples table");
   app.add_flag("-f,--full", options.full_listing,
                "Full listing: adds the calls' mean, standard deviation, min and max, the call count and why timing "
-               "stopped, overhead bytes and max error columns");
+               "stopped, overhead bytes, max error, and CPU cost (CPU s per GB, context switches per call) columns");
 }
 
 void add_collective_options(CLI::App& app, BenchOptions& options, TypedValues& typed) {

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 
+#include "cpu_cost.h"
 #include "input_data.h"
 #include "link_test.h"
 #include "transport/collectives/ring_allreduce.h"
@@ -162,7 +163,11 @@ stats::StopReason Measurement::run_block(Contender& contender, const CollectiveC
   if (back_to_back()) prepare(contender, call, inputs);
   for (size_t i = 0; i < calls; ++i) {
     if (!back_to_back()) prepare(contender, call, inputs);
+    const ProcessCpu cpu_before = read_process_cpu();
     const CountedRun counted = counted_call(contender, call, inputs);
+    const ProcessCpu cpu = read_process_cpu() - cpu_before;
+    contender.sample.call_cpu_seconds += cpu.cpu_seconds;
+    contender.sample.call_context_switches += cpu.context_switches;
     if (back_to_back() && i > 0) block.back().end_ns = counted.end_ns;  // one stamp for the batch
     else block.push_back({counted.start_ns, counted.end_ns});
     contender.seconds_in_calls += counted.seconds;
@@ -280,6 +285,17 @@ uint64_t SizeResult::overhead_max() const {
   uint64_t v = 0;
   for (const auto& s : ranks) v = std::max(v, s.overhead_sent);
   return v;
+}
+double SizeResult::cpu_s_per_GB(int world) const {
+  double cpu = 0;
+  for (const auto& s : ranks) cpu += s.call_cpu_seconds;
+  const double gigabytes = bound_bytes(world) * static_cast<double>(ranks.size()) * iterations / 1e9;
+  return gigabytes > 0 ? cpu / gigabytes : std::nan("");
+}
+double SizeResult::ctx_switches_per_call() const {
+  uint64_t switches = 0;
+  for (const auto& s : ranks) switches += s.call_context_switches;
+  return iterations > 0 ? static_cast<double>(switches) / iterations : std::nan("");
 }
 double SizeResult::bound_bytes(int world) const { return lower_bound_bytes(collective, world, bytes); }
 double SizeResult::link_bound_us(int world) const {

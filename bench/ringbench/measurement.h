@@ -37,6 +37,8 @@ struct RankSample {
   double expected = 0, got = 0, max_abs_error = 0;
   uint64_t hash = 0;
   CpuReading cpu;                // since the run's first size (cpu_contention.h)
+  double call_cpu_seconds = 0;   // this process's CPU time inside the timed calls (cpu_cost.h)
+  uint64_t call_context_switches = 0;
 };
 
 // What rank 0 reports for one size.
@@ -72,6 +74,10 @@ struct SizeResult {
   uint64_t overhead_max() const;
   double bound_bytes(int world) const;
   double link_bound_us(int world) const;  // bound bytes at the measured ring link bandwidth
+  // CPU cost (cpu_cost.h): CPU seconds over the ranks per GB of bound bytes over the ranks, and
+  // context switches over the ranks per call. NaN without calls or bound bytes (N = 1).
+  double cpu_s_per_GB(int world) const;
+  double ctx_switches_per_call() const;
   uint64_t wrong() const;                 // wrong elements over all ranks, plus ranks disagreeing
   bool bytes_ok() const;          // true where bytes are not counted (see bytes_counted)
   bool verified() const { return wrong() == 0; }

@@ -35,15 +35,6 @@ std::string joined_names(const std::vector<Enum>& items) {
   return joined(names);
 }
 
-// --place (in, out, both) replaces the older --out-of-place flag; either way the column says which.
-template <typename Options>
-std::string placement(const Options& o) {
-  if constexpr (requires { o.placement; })
-    return std::string(to_string(o.placement));
-  else
-    return o.out_of_place ? "out" : "in";
-}
-
 std::string joined_numbers(const std::vector<uint64_t>& numbers) {
   std::vector<std::string> texts;
   for (uint64_t n : numbers) texts.push_back(std::to_string(n));
@@ -73,7 +64,7 @@ const std::vector<OptionColumn>& option_columns() {
       {{"opt_verify", ColumnType::Int64, "bool", "1 unless --no-verify"}, [](O o) -> results::Value { return int64_t{o.verify}; }},
       {{"opt_data", ColumnType::String, "", "--data"}, [](O o) -> results::Value { return std::string(to_string(o.inputs)); }},
       {{"opt_link_test", ColumnType::Int64, "bool", "1 unless --no-link-test"}, [](O o) -> results::Value { return int64_t{o.link_test}; }},
-      {{"opt_place", ColumnType::String, "", "--place: in, out or both"}, [](O o) -> results::Value { return placement(o); }},
+      {{"opt_place", ColumnType::String, "", "--place: in, out or both"}, [](O o) -> results::Value { return std::string(to_string(o.placement)); }},
       {{"opt_full", ColumnType::Int64, "bool", "-f/--full"}, [](O o) -> results::Value { return int64_t{o.full_listing}; }},
       {{"opt_samples", ColumnType::Int64, "bool", "--samples"}, [](O o) -> results::Value { return int64_t{o.samples}; }},
       {{"opt_quiet", ColumnType::Int64, "bool", "-q/--quiet"}, [](O o) -> results::Value { return int64_t{o.quiet}; }},
@@ -202,6 +193,11 @@ const results::Table& results_table() {
           {"foreign_cpu_share", ColumnType::Float64, "fraction",
            "share of a host's CPU other processes took during the calls (lower bound); over 0.1 the interval is "
            "withheld"},
+          {"cpu_s_per_GB", ColumnType::Float64, "s/GB",
+           "CPU seconds (user + system, every thread) summed over the ranks, per GB of lower-bound bytes summed over "
+           "the ranks; NaN when N = 1"},
+          {"ctx_switches_per_call", ColumnType::Float64, "", "context switches (voluntary + involuntary) summed over "
+                                                             "the ranks, per call"},
       },
       "one row per (run, collective, algorithm, size)"};
   return table;
@@ -288,7 +284,9 @@ results::Row to_row(const std::string& run_id, const SizeResult& s, const BenchO
           ci ? ci->high : std::nan(""),
           int64_t{s.iterations},
           s.stop_reason,
-          s.foreign_cpu_share};
+          s.foreign_cpu_share,
+          s.cpu_s_per_GB(n),
+          s.ctx_switches_per_call()};
 }
 
 std::string utc_now() {

@@ -109,10 +109,11 @@ def test_report_prints_medians_spreads_ratios_and_the_best(comparison, capsys):
     assert list(by_key) == [("1K", "ring"), ("1K", "tree"), ("1K", "mpi"), ("1M", "ring"), ("1M", "tree"),
                             ("1M", "mpi")]
     # ring at 1K: median of 30, 50, 100 us (not the mean, 60), busbw median 0.03, x mpi 0.03/0.095.
-    assert by_key[("1K", "ring")][2:] == ["50.00", "[30.0-100.0]", "0.030", "[0.010-0.050]", "0.32", "50%"]
+    assert by_key[("1K", "ring")][2:] == ["50.00", "[30.0-100.0]", "0.030", "[0.010-0.050]", "0.32", "50%",
+                                         "-", "-"]  # the factory's rows carry no CPU cost
     # The best of ours at 1K is tree (22 us median); mpi is never "best" and has no ratio.
     assert by_key[("1K", "tree")][-1] == "*"
-    assert by_key[("1K", "mpi")][2:] == ["12.00", "[10.0-14.0]", "0.095", "[0.090-0.100]", "-", "-"]
+    assert by_key[("1K", "mpi")][2:] == ["12.00", "[10.0-14.0]", "0.095", "[0.090-0.100]", "-", "-", "-", "-"]
     assert by_key[("1M", "ring")][-1] == "*" and by_key[("1M", "tree")][-1] != "*"
     assert by_key[("1M", "ring")][6] == f"{1.1 / 0.7:.2f}"
     # The unlisted run (1 s per call) is in none of the figures.

@@ -62,14 +62,16 @@ def check_report(lines, a, problems):
         problems.append(f"table rows {printed}, expected {expected}")
     for r in rows:
         what = f"row {' '.join(r)}"
-        if len(r) not in (8, 9):
+        if len(r) not in (10, 11):
             problems.append(f"{what}: {len(r)} fields")
             continue
         t, (t_low, t_high) = float(r[2]), spread(r[3])
         bw, (bw_low, bw_high) = float(r[4]), spread(r[5])
         if not (t > 0 and t_low - 0.05 <= t <= t_high + 0.05 and bw >= 0 and bw_low - 5e-4 <= bw <= bw_high + 5e-4):
             problems.append(f"{what}: median outside its spread or not positive")
-        if r[1] == "mpi" and (r[6] != "-" or len(r) != 8):
+        if not (r[8] != "-" and float(r[8]) > 0 and r[9] != "-" and float(r[9]) >= 0):
+            problems.append(f"{what}: no CPU cost (cpu s/GB, ctx/call)")
+        if r[1] == "mpi" and (r[6] != "-" or len(r) != 10):
             problems.append(f"{what}: mpi has a ratio to itself or a best mark")
         if r[1] != "mpi" and not (r[6] == "-" or float(r[6]) > 0):
             problems.append(f"{what}: x mpi is not a positive ratio")
