@@ -71,14 +71,15 @@ void Report::timing_lines() {
                stats::kCallsPerBlock * stats::min_blocks_for_interval(), options_.warmup);
 }
 
-void Report::collective_header(Collective collective, const std::string& algorithm) {
+void Report::collective_header(Collective collective, const std::string& title, bool algorithm_column) {
   if (!table()) return;
   const bool both = options_.placement == Placement::Both;
-  fmt::print(out_, "#\n# {} {}, N={}, busbw factor {}{}\n", algorithm, to_string(collective), n_,
+  fmt::print(out_, "#\n# {} {}, N={}, busbw factor {}{}{}\n", title, to_string(collective), n_,
              n_ > 1 ? fmt::format("{:.4f}", busbw_factor(collective, n_)) : std::string("N/A"),
              both ? "; out of place, then in place (the in: columns)"
              : options_.placement == Placement::OutOfPlace ? "; out of place"
-                                                           : "");
+                                                           : "",
+             algorithm_column ? "; the algorithms take turns at each size, block by block" : "");
   std::string names = fmt::format("#{:>11} {:>11} {:>8} {:>5} {:>4} {:>11} {:>6} {:>10} {:>10}", "size", "count",
                                   "type", "op", "root", "time", "+-ci", "p05", "p95");
   std::string units = fmt::format("#{:>11} {:>11} {:>8} {:>5} {:>4} {:>11} {:>6} {:>10} {:>10}", "(B)", "(elements)",
@@ -92,12 +93,16 @@ void Report::collective_header(Collective collective, const std::string& algorit
   units += fmt::format(" {:>9} {:>9} {:>21} {:>13} {:>6} {:>11} {:>6} {:>6}", "(GB/s)", "(GB/s)", "(B/rank)",
                        "(B/rank)", "", "(us)", "", "");
   if (options_.full_listing) {
-    names += fmt::format(" {:>9} {:>10}", "overhead", "max_err");
-    units += fmt::format(" {:>9} {:>10}", "(B/rank)", "");
+    names += fmt::format(" {:>9} {:>10} {:>8} {:>8}", "overhead", "max_err", "cpu", "ctx");
+    units += fmt::format(" {:>9} {:>10} {:>8} {:>8}", "(B/rank)", "", "(s/GB)", "(/call)");
   }
   if (both) {
     names += fmt::format(" {:>11} {:>6} {:>9} {:>6}", "in:time", "+-ci", "busbw", "#wrong");
     units += fmt::format(" {:>11} {:>6} {:>9} {:>6}", "(us)", "(%)", "(GB/s)", "");
+  }
+  if (algorithm_column) {
+    names = fmt::format("#{:>19} {}", "algorithm", names.substr(1));
+    units = fmt::format("#{:>19} {}", "", units.substr(1));
   }
   fmt::print(out_, "{}\n{}\n", names, units);
   std::fflush(out_);
@@ -150,7 +155,8 @@ std::string Report::main_fields(const SizeResult& r) const {
   if (options_.full_listing) {
     double max_err = 0;
     for (const auto& s : r.ranks) max_err = std::max(max_err, s.max_abs_error);
-    line += fmt::format(" {:>9} {:>10.3g}", r.overhead_max(), max_err);
+    line += fmt::format(" {:>9} {:>10.3g} {:>8.3f} {:>8.1f}", r.overhead_max(), max_err, r.cpu_s_per_GB(n_),
+                        r.ctx_switches_per_call());
   }
   return line;
 }
@@ -163,9 +169,9 @@ std::string Report::in_place_fields(const SizeResult& r) const {
                      n_ > 1 ? fmt::format("{:.3f}", busbw) : std::string("N/A"), wrong_field(r));
 }
 
-void Report::row(const std::vector<SizeResult>& placements) {
+void Report::row(const std::vector<SizeResult>& placements, const std::string& algorithm) {
   if (!table() || placements.empty()) return;
-  std::string line = main_fields(placements.front());
+  std::string line = (algorithm.empty() ? std::string() : fmt::format(" {:>19}", algorithm)) + main_fields(placements.front());
   if (placements.size() > 1) line += in_place_fields(placements[1]);
   fmt::print(out_, "{}\n", line);
   std::fflush(out_);

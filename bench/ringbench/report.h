@@ -38,10 +38,12 @@ class Report {
   // Where '#' lines go.
   std::FILE* human() const { return out_; }
   void header(const RunHeader& header);
-  void collective_header(Collective collective, const std::string& algorithm);
+  // A section: one algorithm's rows; or, with `algorithm_column`, several algorithms' rows size by
+  // size, each row led by its algorithm's name (`title` then lists them).
+  void collective_header(Collective collective, const std::string& title, bool algorithm_column = false);
   // One size: one result, or with --place both the out-of-place and the in-place one, on one row
-  // as nccl-tests prints them.
-  void row(const std::vector<SizeResult>& placements);
+  // as nccl-tests prints them; `algorithm` leads the row in a section with an algorithm column.
+  void row(const std::vector<SizeResult>& placements, const std::string& algorithm = {});
   // Failures explained in full, after the rows they concern.
   void failure_details(const SizeResult& result);
   void summary(int rows, int failed_rows, double seconds);

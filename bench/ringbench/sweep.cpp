@@ -92,30 +92,41 @@ void Sweep::plan_progress() {
 void Sweep::run_collective(Collective collective) {
   const std::vector<Series> series = series_of(collective);
   if (series.empty()) return;
-  const bool streaming = series.size() == 1;  // one section: print each row as it is measured
-  if (root_ && streaming) report_.collective_header(collective, series_name(series.front()));
-  if (root_ && !streaming)
-    fmt::print(report_.human(),
-               "#\n# {}: {} algorithms take turns at each size, block by block; their sections print when the last "
-               "size is done\n",
-               to_string(collective), series.size());
+  // Several algorithms take turns at each size, so their rows come size by size, each led by
+  // its algorithm; one algorithm keeps osu's section of its own.
+  const bool several = series.size() > 1;
+  for (const Series& s : series)
+    if (s.is_auto()) fit_link_model_once();  // its line before the table
+  if (root_) report_.collective_header(collective, section_title(series), several);
   std::vector<std::vector<Placements>> rows(series.size());
   for (uint64_t bytes : measured_sizes(collective)) {
     std::vector<Placements> results = measure_size(series, collective, bytes);
     if (!root_) continue;
     for (size_t i = 0; i < series.size(); ++i) {
-      if (streaming) print_row(results[i]);
+      print_row(results[i], several ? row_label(series[i], results[i].front()) : std::string());
       rows[i].push_back(std::move(results[i]));
     }
   }
   if (!root_) return;
   std::vector<SizeResult> all_rows;
   for (size_t i = 0; i < series.size(); ++i) {
-    if (!streaming) print_section(series[i], rows[i]);
     if (series[i].is_auto()) print_picks(rows[i]);
     for (const Placements& placements : rows[i]) all_rows.push_back(placements.front());
   }
   print_crossovers(report_.human(), collective, comm_.size(), all_rows);
+}
+
+std::string Sweep::section_title(const std::vector<Series>& series) const {
+  if (series.size() == 1) return series_name(series.front());
+  std::string names;
+  for (const Series& s : series) names += (names.empty() ? "" : ", ") + series_name(s);
+  return names;
+}
+
+// auto's rows name its pick: "auto(ring)".
+std::string Sweep::row_label(const Series& series, const SizeResult& result) const {
+  if (series.is_auto()) return fmt::format("auto({})", result.chosen);
+  return series.is_mpi() ? "mpi" : series_name(series);
 }
 
 // Each series in the placements asked for: out of place first, as nccl-tests prints them.
@@ -156,11 +167,6 @@ std::vector<Sweep::Placements> Sweep::measure_size(const std::vector<Series>& se
   }
   for (size_t i = 0; i < series.size(); ++i) progress_.finished(bytes);
   return by_series;
-}
-
-void Sweep::print_section(const Series& series, const std::vector<Placements>& rows) {
-  report_.collective_header(series.collective, series_name(series));
-  for (const Placements& row : rows) print_row(row);
 }
 
 void Sweep::print_picks(const std::vector<Placements>& auto_rows) {
@@ -245,9 +251,9 @@ void Sweep::keep_row(const SizeResult& result) {
     });
 }
 
-void Sweep::print_row(const Placements& placements) {
+void Sweep::print_row(const Placements& placements, const std::string& label) {
   progress_.clear();
-  report_.row(placements);
+  report_.row(placements, label);
   for (const SizeResult& result : placements)
     if (!result.bytes_ok() || (options_.verify && !result.verified())) report_.failure_details(result);
 }

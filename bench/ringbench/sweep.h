@@ -5,9 +5,9 @@
 //
 // Size by size: at each size the collective's algorithms (and auto's pick) take turns block by
 // block (Measurement::measure_together), so their medians compare like for like on a noisy
-// machine. Each row is written to the results file as soon as it is measured. On stdout a
-// collective with one algorithm prints each row as it is measured; one with several prints its
-// sections (one per algorithm, as osu does) when its last size is done.
+// machine. Each row is written to the results file and printed as soon as it is measured: a
+// collective with one algorithm in osu's section of its own, one with several size by size, each
+// row led by its algorithm.
 
 #include <optional>
 #include <string>
@@ -71,7 +71,8 @@ class Sweep {
   std::vector<Contestant> contestants_of(const Algorithm& algorithm) const;
   // Every series at one size, taking turns; rank 0 keeps each row (results file, counters).
   std::vector<Placements> measure_size(const std::vector<Series>& series, Collective collective, uint64_t bytes);
-  void print_section(const Series& series, const std::vector<Placements>& rows);
+  std::string section_title(const std::vector<Series>& series) const;
+  std::string row_label(const Series& series, const SizeResult& result) const;
   void print_picks(const std::vector<Placements>& auto_rows);
 
   void warn_once_if_mpi_on_another_wire();
@@ -81,7 +82,8 @@ class Sweep {
 
   // Counters, the results file and --format's rows, as soon as measured.
   void keep_row(const SizeResult& result);
-  void print_row(const Placements& placements);  // the table, with a failure explained beneath it
+  // The table, with a failure explained beneath it; `label` leads a row of several algorithms.
+  void print_row(const Placements& placements, const std::string& label);
 
   Communicator& comm_;
   MpiBootstrap& mpi_;

@@ -208,6 +208,13 @@ TEST_F(RingbenchRun, AppendsToAFileOfThePreviousSchema) {
 }
 
 // Every collective with every algorithm, the MPI library's own included, over Open MPI's TCP.
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
 TEST_F(RingbenchRun, EveryAlgorithmOfEveryCollectiveWithMpiRowsAndCrossovers) {
   const fs::path file = dir_ / "all.h5";
   auto run = run_command("mpirun -np 5 --oversubscribe --bind-to none --mca pml ob1 --mca btl tcp,self " +
@@ -216,10 +223,18 @@ TEST_F(RingbenchRun, EveryAlgorithmOfEveryCollectiveWithMpiRowsAndCrossovers) {
                          (dir_ / "all").string(), 240);
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   for (const char* collective : {"allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall"}) {
-    EXPECT_NE(run.out.find(std::string("# mpi (ob1/tcp) ") + collective + ", N=5"), std::string::npos) << collective;
+    // One section per collective, its algorithms taking turns, the mpi rows' wire in its title.
+    EXPECT_NE(run.out.find(std::string("mpi (ob1/tcp), auto ") + collective + ", N=5"), std::string::npos) << collective;
     EXPECT_NE(run.out.find(std::string("# crossovers: ") + collective + " at N=5"), std::string::npos) << collective;
   }
   EXPECT_NE(run.out.find("# auto picked : 8 "), std::string::npos);
+  int mpi_rows = 0, auto_rows = 0;  // rows led by their algorithm
+  for (const auto& line : lines_of(run.out)) {
+    mpi_rows += line.find("                 mpi ") == 0;
+    auto_rows += line.find(" auto(") != std::string::npos && line[0] != '#';
+  }
+  EXPECT_EQ(mpi_rows, 6 * 14 - 2) << "every collective at 8 B..64 KiB, but all-to-all at 8 and 16 B (under 5 elements)";
+  EXPECT_EQ(auto_rows, mpi_rows);
 
   auto results = results::read_table(file, "/results");
   std::set<std::pair<std::string, std::string>> seen;
@@ -248,12 +263,6 @@ TEST_F(RingbenchRun, EveryAlgorithmOfEveryCollectiveWithMpiRowsAndCrossovers) {
   }
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
 
 // nccl-tests' habits: a root, a size list, out-of-place and in-place on one row, rows as CSV or
 // JSON lines with the file's column names on stdout (the '#' lines on stderr), and the footer.
@@ -309,6 +318,24 @@ TEST_F(RingbenchRun, NcclTestsStyleRootPlacementsFormatsAndFooter) {
       EXPECT_TRUE(field[4] == "2" || field[4] == "-1") << "root column: " << line;
     }
   EXPECT_EQ(rows, 4) << "one row per size and collective, both placements on it";
+}
+
+// The CPU cost is measured for ringbench's rows and the mpi rows alike (the same bound-bytes
+// denominator), so a user choosing a transport for a CPU-starved host can compare them.
+TEST_F(RingbenchRun, CpuCostIsPresentForOurRowsAndTheMpiRows) {
+  const fs::path file = dir_ / "out.h5";
+  auto run = run_command("mpirun -np 2 --bind-to none --mca pml ob1 --mca btl tcp,self " + std::string(RINGBENCH_EXE) +
+                             " -f --algo ring,mpi --sizes 1M -i 20 -x 1 -o " + file.string(),
+                         (dir_ / "cpu").string());
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("(s/GB)"), std::string::npos) << run.out;
+  const auto results = results::read_table(file, "/results");
+  ASSERT_EQ(results.rows.size(), 2u);
+  for (size_t i = 0; i < results.rows.size(); ++i) {
+    SCOPED_TRACE(get<std::string>(results, i, "algorithm"));
+    EXPECT_GT(get<double>(results, i, "cpu_s_per_GB"), 0.0);
+    EXPECT_GE(get<double>(results, i, "ctx_switches_per_call"), 0.0);
+  }
 }
 
 // Each bad value gets one line on stderr naming the flag and the value, and exit code 2.
