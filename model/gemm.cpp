@@ -19,6 +19,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <queue>
 
 #include "error.h"
 
@@ -36,8 +37,13 @@ GemmGpu nominal(std::string_view gpu) {
   if (gpu == "A100") return {"A100", 108, 312, 2039, 1.0, ""};
   if (gpu == "H100") return {"H100", 132, 989, 3350, 1.0, ""};
   if (gpu == "H200") return {"H200", 132, 989, 4800, 1.0, ""};
+  // Not checked against any GEMM: B200 (148 SMs, 2,250 TFLOP/s dense bf16, 8 TB/s HBM3e) and L40S
+  // (142 SMs, 362 TFLOP/s, 864 GB/s GDDR6) from NVIDIA's datasheets, with Hopper's mainloop
+  // efficiency borrowed (fitted() says so).
+  if (gpu == "B200") return {"B200", 148, 2250, 8000, 1.0, ""};
+  if (gpu == "L40S") return {"L40S", 142, 362, 864, 1.0, ""};
   if (gpu == "test") return {"test", 100, 100, 1000, 0.5, "the hand-sized test GPU: 0.5 by definition"};
-  throw InputError(fmt::format("GPU '{}' has no GEMM constants (known: A100, H100, H200)", gpu));
+  throw InputError(fmt::format("GPU '{}' has no GEMM constants (known: A100, H100, H200, B200, L40S)", gpu));
 }
 
 // Solves the mainloop efficiency so the model reproduces `tflops` at (m, n, k).
@@ -78,8 +84,9 @@ GemmGpu fitted(std::string_view gpu) {
     const GemmMeasurement& r = h200_largest();
     GemmGpu h200 = nominal("H200");
     g.mainloop_efficiency = solve_efficiency(h200, r.m, r.n, r.k, tflops_of(r));
-    g.efficiency_source = fmt::format("measured H200 {} ({}x{}x{}) at {:.1f} TFLOP/s", r.kind, r.m, r.n, r.k,
-                                      tflops_of(r));
+    g.efficiency_source = fmt::format("{}measured H200 {} ({}x{}x{}) at {:.1f} TFLOP/s",
+                                      g.name == "B200" || g.name == "L40S" ? "borrowed, unchecked: " : "", r.kind,
+                                      r.m, r.n, r.k, tflops_of(r));
   }
   return g;
 }
@@ -97,16 +104,42 @@ double sdpa_heads(std::string_view kind) { return std::stod(std::string(kind.sub
 
 double sdpa_flops(const GemmMeasurement& r) { return 4.0 * sdpa_heads(r.kind) * r.m * r.m * 128 / 2; }
 
+constexpr double kAttentionBlock = 128;  // query rows per thread block, key/value rows per step
+
+// FLOPs of one 128 x 128 key/value block step: QK^T and PV, 2 x 2 x 128 x 128 x head_dim.
+double attention_block_flops(double head_dim) { return 4.0 * kAttentionBlock * kAttentionBlock * head_dim; }
+
+// The busiest SM's key/value block steps when the query blocks of every head are dispatched in
+// launch order (head-major, query block fastest), each to the SM that frees first.
+double attention_critical_blocks(int sms, double batch_heads, double sequence, bool causal) {
+  const long long query_blocks = static_cast<long long>(std::ceil(sequence / kAttentionBlock));
+  const long long heads = static_cast<long long>(batch_heads);
+  if (heads * query_blocks <= sms) return static_cast<double>(query_blocks);  // one wave: the longest block
+  std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
+  for (int i = 0; i < sms; ++i) free_at.push(0.0);
+  double last = 0;
+  for (long long h = 0; h < heads; ++h) {
+    for (long long q = 0; q < query_blocks; ++q) {
+      const double work = causal ? static_cast<double>(q + 1) : static_cast<double>(query_blocks);
+      const double done = free_at.top() + work;
+      free_at.pop();
+      free_at.push(done);
+      last = std::max(last, done);
+    }
+  }
+  return last;
+}
+
 }  // namespace
 
 bool has_gemm_gpu(std::string_view gpu) {
-  return gpu == "A100" || gpu == "H100" || gpu == "H200" || gpu == "test";
+  return gpu == "A100" || gpu == "H100" || gpu == "H200" || gpu == "B200" || gpu == "L40S" || gpu == "test";
 }
 
 GemmGpu gemm_gpu(std::string_view gpu) {
   static const std::map<std::string, GemmGpu, std::less<>> cache = [] {
     std::map<std::string, GemmGpu, std::less<>> m;
-    for (const char* name : {"A100", "H100", "H200", "test"}) m[name] = fitted(name);
+    for (const char* name : {"A100", "H100", "H200", "B200", "L40S", "test"}) m[name] = fitted(name);
     return m;
   }();
   const auto it = cache.find(gpu);
@@ -115,12 +148,16 @@ GemmGpu gemm_gpu(std::string_view gpu) {
 }
 
 GemmEstimate estimate_gemm(const GemmGpu& gpu, double m, double n, double k) {
+  return estimate_batched_gemm(gpu, 1, m, n, k);
+}
+
+GemmEstimate estimate_batched_gemm(const GemmGpu& gpu, double batch, double m, double n, double k) {
   GemmEstimate best;
   const double per_sm = gpu.peak_tflops * 1e12 / gpu.sms * gpu.mainloop_efficiency;
   const double k_blocks = std::ceil(k / kTileK) * kTileK;
   double best_compute = 0;
   for (const Tile& t : kTiles) {
-    const double tiles = std::ceil(m / t.m) * std::ceil(n / t.n);
+    const double tiles = batch * std::ceil(m / t.m) * std::ceil(n / t.n);
     const double waves = std::ceil(tiles / gpu.sms);
     const double hbm_share = gpu.hbm_GBps * 1e9 / std::min<double>(gpu.sms, tiles);
     const double tile_s = 2.0 * t.m * t.n * k_blocks / per_sm + t.m * t.n * kBytesPerElement / hbm_share;
@@ -132,10 +169,10 @@ GemmEstimate estimate_gemm(const GemmGpu& gpu, double m, double n, double k) {
       best.waves = static_cast<long long>(waves);
     }
   }
-  const double memory = kBytesPerElement * (m * k + k * n + m * n) / (gpu.hbm_GBps * 1e9);
+  const double memory = batch * kBytesPerElement * (m * k + k * n + m * n) / (gpu.hbm_GBps * 1e9);
   best.memory_bound = memory > best_compute;
   best.time_us = std::max(best_compute, memory) * 1e6 + kKernelOverheadUs;
-  best.tflops = 2 * m * n * k / (best.time_us * 1e-6) / 1e12;
+  best.tflops = 2 * batch * m * n * k / (best.time_us * 1e-6) / 1e12;
   return best;
 }
 
@@ -148,15 +185,18 @@ double attention_efficiency(const GemmGpu& gpu) {
       if (!std::string_view(r.kind).starts_with("sdpa")) continue;
       if (!best || sdpa_flops(r) > sdpa_flops(*best)) best = &r;
     }
+    const GemmGpu h200 = nominal("H200");
+    const double blocks = attention_critical_blocks(h200.sms, sdpa_heads(best->kind), best->m, true);
     const double compute_s = best->ms * 1e-3 - kKernelOverheadUs * 1e-6;
-    return sdpa_flops(*best) / compute_s / (nominal("H200").peak_tflops * 1e12);
+    return blocks * attention_block_flops(128) / compute_s / (h200.peak_tflops * 1e12 / h200.sms);
   }();
   return e;
 }
 
-double attention_time_us(const GemmGpu& gpu, double heads, double sequence, double head_dim, bool causal) {
-  const double flops = 4.0 * heads * sequence * sequence * head_dim * (causal ? 0.5 : 1.0);
-  return flops / (gpu.peak_tflops * 1e12 * attention_efficiency(gpu)) * 1e6 + kKernelOverheadUs;
+double attention_time_us(const GemmGpu& gpu, double batch_heads, double sequence, double head_dim, bool causal) {
+  const double blocks = attention_critical_blocks(gpu.sms, batch_heads, sequence, causal);
+  const double per_sm = gpu.peak_tflops * 1e12 / gpu.sms * attention_efficiency(gpu);
+  return blocks * attention_block_flops(head_dim) / per_sm * 1e6 + kKernelOverheadUs;
 }
 
 std::vector<GemmCheck> gemm_checks() {

@@ -48,6 +48,9 @@ struct GemmEstimate {
   double tflops = 0;  // 2mnk / time
 };
 GemmEstimate estimate_gemm(const GemmGpu& gpu, double m, double n, double k);
+// `batch` independent GEMMs of one shape in one kernel (a strided-batched GEMM, as Megatron's
+// unfused attention runs QK^T and PV): the tiles of every batch share the waves and the roofline.
+GemmEstimate estimate_batched_gemm(const GemmGpu& gpu, double batch, double m, double n, double k);
 
 // A GEMM measurement: kind (shape class + label), m, n, k, milliseconds per call.
 struct GemmMeasurement {
@@ -78,11 +81,15 @@ struct ShapeClassError {
 // The model's error on the measured H200 data, by shape class (the fitted row excluded).
 std::vector<ShapeClassError> h200_error_by_class();
 
-// Causal or full attention core (QK^T and PV) of `heads` heads of dimension `head_dim` over a
-// sequence of `sequence` tokens, as one flash-attention kernel: FLOPs / (peak x the GPU's
-// attention efficiency) + kernel overhead. The efficiency is solved on the measured H200 flash
-// attention at its largest shape (Hopper); A100 uses its GEMM mainloop efficiency.
-double attention_time_us(const GemmGpu& gpu, double heads, double sequence, double head_dim, bool causal);
+// Flash attention's forward kernel over `batch_heads` (batch x heads) heads of dimension
+// `head_dim` and `sequence` tokens. Rule, fixed in advance after FlashAttention's tiling (Dao et
+// al. 2022, 2023): one thread block per 128 query rows of one head, looping over 128-row key/value
+// blocks (causal: only the blocks at or below the diagonal, so block i does i + 1 of them); blocks
+// are dispatched in launch order, each to the first SM that is free (wave quantization with unequal
+// tiles); a key/value block costs 4 x 128 x 128 x head_dim FLOPs at the per-SM peak times the
+// attention efficiency; + kKernelOverheadUs. The efficiency is solved on the measured H200 kernel
+// with the most FLOPs (Hopper; A100 uses its GEMM mainloop efficiency, unchecked).
+double attention_time_us(const GemmGpu& gpu, double batch_heads, double sequence, double head_dim, bool causal);
 double attention_efficiency(const GemmGpu& gpu);
 
 }  // namespace ringbench::model

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <map>
 #include <cmath>
 
 #include "error.h"
@@ -21,34 +23,118 @@ int microbatches(const TrainingConfig& c, const Placement& p) {
 // recomputation repeats the forward.
 double tp_per_layer(Recompute r) { return r == Recompute::Full ? 6.0 : 4.0; }
 
-// Parameters one GPU holds: dense weights split over tp x pp, experts also over ep.
-double params_per_gpu(const Transformer& m, const Placement& p) {
-  const double expert = m.layers * m.expert_params();
-  const double dense = m.params() - expert;
-  return dense / (p[Dim::TP] * p[Dim::PP]) + expert / (p[Dim::TP] * p[Dim::PP] * p[Dim::EP]);
+// Parameters of one transformer layer on one GPU: dense weights split over tp, experts also over ep.
+double layer_params_per_gpu(const Transformer& m, const Placement& p) {
+  const double expert = m.expert_params();
+  return (m.layer_params() - expert) / p[Dim::TP] + expert / (p[Dim::TP] * p[Dim::EP]);
 }
 
-// Activation bytes of one layer for one micro-batch (Korthikanti et al. 2022, "Reducing
-// Activation Recomputation in Large Transformer Models", Table 2; their constants assume 2-byte
-// activations and are scaled by bytes_per_activation / 2). `recompute` None gives the full set.
+// Parameters stage `i` of `layers.size()` holds on one GPU: its layers, the input embedding (and
+// learned positions) on the first stage, the output layer on the last (Megatron keeps a copy of
+// a tied embedding there when the stages differ).
+double stage_params(const Transformer& m, const Placement& p, const std::vector<int>& layers, size_t i) {
+  const double vocab = static_cast<double>(m.vocab) * m.hidden / p[Dim::TP];
+  double params = layers[i] * layer_params_per_gpu(m, p);
+  if (i == 0) params += vocab + (m.learned_positions ? static_cast<double>(m.sequence) * m.hidden : 0.0);
+  if (i + 1 == layers.size() && (layers.size() > 1 || !m.tied_embeddings)) params += vocab;
+  return params;
+}
+
+double max_stage_params(const Transformer& m, const TrainingConfig& c, const Placement& p) {
+  const std::vector<int> layers = stage_layers(m, c, p[Dim::PP]);
+  double most = 0;
+  for (size_t i = 0; i < layers.size(); ++i) most = std::max(most, stage_params(m, p, layers, i));
+  return most;
+}
+
+// Activation bytes of one layer for one micro-batch (Korthikanti et al. 2022, "Reducing Activation
+// Recomputation in Large Transformer Models", Sec. 4, redone for the layer's structure). Saved per
+// token: the 2 norm inputs, the QKV input and the MLP input (4h elements, replicated over TP
+// without sequence parallelism), Q (h), K and V (2 kv), the attention output (h), the MLP's fc1
+// output (f, or 2f gated) and activation output (f), split over TP; 1-byte dropout masks (2h);
+// without flash attention, per score the softmax output (2 bytes) and with dropout its mask (1)
+// and output (2). GPT (f = 4h, kv = h): 34 s b h + 5 a s^2 b bytes, Korthikanti's Table 2.
 double layer_activation_bytes(const Transformer& m, const TrainingConfig& c, const Placement& p, Recompute r) {
-  const double t = p[Dim::TP];
-  const double s_local = static_cast<double>(m.sequence) / p[Dim::CP];
-  const double sbh = s_local * c.micro_batch * m.hidden;
-  const double attention = m.flash_attention ? 0.0 : 5.0 * m.heads * m.sequence / m.hidden;
-  const double scale = m.bytes_per_activation / 2.0;
-  double bytes = 0;
-  switch (r) {
-    case Recompute::None:
-      bytes = c.sequence_parallel ? sbh / t * (34 + attention) : sbh * (10 + 24 / t + attention / t);
-      break;
-    case Recompute::Selective: bytes = c.sequence_parallel ? 34 * sbh / t : sbh * (10 + 24 / t); break;
-    case Recompute::Full: bytes = 2 * sbh / (c.sequence_parallel ? t : 1.0); break;
+  const double t = p[Dim::TP], act = m.bytes_per_activation;
+  const double tokens = static_cast<double>(m.sequence) / p[Dim::CP] * c.micro_batch;
+  const double h = m.hidden;
+  if (r == Recompute::Full) return tokens * h * act / (c.sequence_parallel ? t : 1.0);  // the layer input
+  const double replicated = 4 * h * act + (m.dropout ? 2 * h : 0.0);
+  const double split = (2 * h + 2 * m.kv_dim() + (m.gated_mlp ? 3.0 : 2.0) * m.ffn()) * act;
+  double bytes = tokens * (c.sequence_parallel ? (replicated + split) / t : replicated + split / t);
+  if (r == Recompute::None && !m.flash_attention) {
+    bytes += tokens * static_cast<double>(m.heads) / t * m.sequence * (m.dropout ? 5.0 : 2.0);
   }
-  return bytes * scale;
+  return bytes;
+}
+
+// Layer x micro-batch activations stage `i` keeps at its peak: 1F1B runs p - i forwards before its
+// first backward; interleaving runs 2(p-i-1) + (v-1)p + 1 model chunks of L_i / v layers
+// (Megatron-LM's warm-up; Narayanan et al. 2021 Sec. 2.2.2), never more than the step has.
+double in_flight_layers(const TrainingConfig& c, const Placement& p, int stage, int layers) {
+  const int pp = p[Dim::PP], v = c.virtual_stages, m = std::max(1, microbatches(c, p));
+  if (v == 1) return static_cast<double>(std::min(pp - stage, m)) * layers;
+  const double chunks = std::min(2.0 * (pp - stage - 1) + (v - 1.0) * pp + 1, static_cast<double>(m) * v);
+  return chunks * layers / v;
+}
+
+MemoryUse stage_memory(const Transformer& m, const TrainingConfig& c, const Placement& p,
+                       const std::vector<int>& layers, size_t i) {
+  MemoryUse u;
+  const double params = stage_params(m, p, layers, i);
+  const double shards = p[Dim::DP] * p[Dim::CP] * p[Dim::EP];
+  const int zero = sharding_stage(c);
+  u.stage = static_cast<int>(i);
+  u.layers = layers[i];
+  u.optimizer_GB = params * c.optimizer_bytes / (zero >= 1 ? shards : 1.0) / kGB;
+  u.grads_GB = params * c.grad_bytes / (zero >= 2 ? shards : 1.0) / kGB;
+  u.weights_GB = params * c.weight_bytes / (zero >= 3 ? shards : 1.0) / kGB;
+  if (zero >= 3) u.weights_GB += 2 * layer_params_per_gpu(m, p) * c.weight_bytes / kGB;  // gathered + prefetched
+  u.in_flight_layers = in_flight_layers(c, p, u.stage, layers[i]);
+  double activations = u.in_flight_layers * layer_activation_bytes(m, c, p, c.recompute);
+  // Full recomputation rebuilds one layer's whole working set in the backward pass.
+  if (c.recompute == Recompute::Full) activations += layer_activation_bytes(m, c, p, Recompute::None);
+  // The last stage's fp32 logits of one micro-batch, split over tp.
+  if (i + 1 == layers.size()) activations += 4.0 * c.micro_batch * m.sequence / p[Dim::CP] * m.vocab / p[Dim::TP];
+  u.activations_GB = activations / kGB;
+  u.total_GB = u.weights_GB + u.grads_GB + u.optimizer_GB + u.activations_GB;
+  return u;
+}
+
+bool stages_divide(const Transformer& m, const TrainingConfig& c, int pp, std::string& why) {
+  const int v = c.virtual_stages;
+  if (!c.stage_layers.empty()) {
+    int sum = 0;
+    for (int l : c.stage_layers) sum += l < 1 ? -m.layers - 1 : l;
+    if (static_cast<int>(c.stage_layers.size()) != pp || sum != m.layers) {
+      why = fmt::format("stage layers [{}] are not pp {} stages of >= 1 layer summing to {} layers",
+                        fmt::join(c.stage_layers, ", "), pp, m.layers);
+      return false;
+    }
+    return true;
+  }
+  const int k = pp > 1 ? c.lighter_edge_stages : 0;
+  if ((m.layers + 2 * k) % (pp * v) != 0 || (m.layers + 2 * k) / pp - k < 1) {
+    why = k > 0 ? fmt::format("pp {} x virtual stages {} does not divide {} layers + 2 x {} lighter edge-stage slots",
+                              pp, v, m.layers, k)
+                : fmt::format("pp {} x virtual stages {} does not divide {} layers", pp, v, m.layers);
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
+
+int sharding_stage(const TrainingConfig& c) { return std::max(c.zero_stage, c.distributed_optimizer ? 1 : 0); }
+
+std::vector<int> stage_layers(const Transformer& m, const TrainingConfig& c, int pp) {
+  if (!c.stage_layers.empty()) return c.stage_layers;
+  const int k = pp > 1 ? c.lighter_edge_stages : 0;
+  std::vector<int> layers(static_cast<size_t>(pp), (m.layers + 2 * k) / pp);
+  layers.front() -= k;
+  layers.back() -= k;
+  return layers;
+}
 
 bool divisible(const Transformer& m, const TrainingConfig& c, const Placement& p, std::string& why) {
   const int tp = p[Dim::TP], pp = p[Dim::PP], v = c.virtual_stages;
@@ -56,10 +142,7 @@ bool divisible(const Transformer& m, const TrainingConfig& c, const Placement& p
     why = fmt::format("tp {} does not divide {} heads", tp, m.heads);
     return false;
   }
-  if (m.layers % (pp * v) != 0) {
-    why = fmt::format("pp {} x virtual stages {} does not divide {} layers", pp, v, m.layers);
-    return false;
-  }
+  if (!stages_divide(m, c, pp, why)) return false;
   if (p[Dim::EP] > 1 && m.experts % p[Dim::EP] != 0) {
     why = fmt::format("ep {} does not divide {} experts", p[Dim::EP], m.experts);
     return false;
@@ -82,25 +165,14 @@ bool divisible(const Transformer& m, const TrainingConfig& c, const Placement& p
 }
 
 MemoryUse memory_use(const Transformer& m, const TrainingConfig& c, const Placement& p, const GpuSpec& gpu) {
-  MemoryUse u;
-  const double params = params_per_gpu(m, p);
-  const double shards = c.distributed_optimizer ? p[Dim::DP] * p[Dim::CP] * p[Dim::EP] : 1.0;
-  u.weights_GB = params * c.weight_bytes / kGB;
-  u.grads_GB = params * c.grad_bytes / kGB;
-  u.optimizer_GB = params * c.optimizer_bytes / shards / kGB;
-  // The first stage holds the most: 1F1B keeps min(pp, m) micro-batches of layers/pp layers in
-  // flight, i.e. `layers` layers' worth; interleaving adds (pp-1)/(pp v) (Narayanan et al. 2021).
-  const int pp = p[Dim::PP], m_count = std::max(1, microbatches(c, p));
-  const double in_flight = static_cast<double>(std::min(pp, m_count)) / pp;
-  const double interleave = c.virtual_stages > 1 ? 1.0 + (pp - 1.0) / (pp * c.virtual_stages) : 1.0;
-  double activations = m.layers * in_flight * interleave * layer_activation_bytes(m, c, p, c.recompute);
-  if (c.recompute == Recompute::Full) activations += layer_activation_bytes(m, c, p, Recompute::None);
-  // fp32 logits of one micro-batch on the last stage, split over tp.
-  activations += 4.0 * c.micro_batch * m.sequence / p[Dim::CP] * m.vocab / p[Dim::TP];
-  u.activations_GB = activations / kGB;
-  u.total_GB = u.weights_GB + u.grads_GB + u.optimizer_GB + u.activations_GB;
-  u.usable_GB = gpu.memory_GB * c.usable_memory_fraction;
-  return u;
+  const std::vector<int> layers = stage_layers(m, c, p[Dim::PP]);
+  MemoryUse most;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const MemoryUse u = stage_memory(m, c, p, layers, i);
+    if (i == 0 || u.total_GB > most.total_GB) most = u;
+  }
+  most.usable_GB = gpu.memory_GB * c.usable_memory_fraction;
+  return most;
 }
 
 TransformerWorkload::TransformerWorkload(Transformer m, TrainingConfig c, GpuSpec gpu, bool check_memory)
@@ -124,7 +196,8 @@ StepTraffic TransformerWorkload::traffic(const Placement& p) const {
   const TrainingConfig& c = config_;
   StepTraffic t;
   const double mb = microbatches(c, p);
-  const double layers_here = static_cast<double>(m.layers) / p[Dim::PP];
+  const std::vector<int> stages = stage_layers(m, c, p[Dim::PP]);
+  const double layers_here = *std::max_element(stages.begin(), stages.end());  // the slowest stage's
   const double s_local = static_cast<double>(m.sequence) / p[Dim::CP];
   const double act = c.micro_batch * s_local * m.hidden * m.bytes_per_activation;  // b s h bytes
   const int tp = p[Dim::TP];
@@ -143,15 +216,65 @@ StepTraffic TransformerWorkload::traffic(const Placement& p) const {
   // EP: dispatch and combine all-to-all of the tokens' top-k copies.
   t.ep_bytes = static_cast<uint64_t>(act * m.top_k / (c.sequence_parallel ? tp : 1));
   t.ep_per_step = p[Dim::EP] > 1 && m.experts > 1 ? mb * layers_here * tp_per_layer(c.recompute) : 0.0;
-  t.dp_bytes = static_cast<uint64_t>(params_per_gpu(m, p) * m.grad_reduce_bytes);
+  t.dp_bytes = static_cast<uint64_t>(max_stage_params(m, c, p) * m.grad_reduce_bytes);
   t.dp_per_step = p[Dim::DP] > 1 ? 1.0 : 0.0;
-  t.dp_sharded = c.distributed_optimizer;
+  t.dp_sharded = sharding_stage(c) >= 1;
   t.dp_bucket_bytes = c.dp_overlap ? static_cast<uint64_t>(c.bucket_params * m.grad_reduce_bytes) : 0;
   return t;
 }
 
+namespace {
+
+// The pipeline's compute: m x the slowest stage's micro-batch, by operation class; and the
+// optimizer step over this GPU's shard.
+void price_compute(StepResult& r, const Transformer& m, const TrainingConfig& c, const GemmGpu& gpu,
+                   const MicroBatchCompute& mb) {
+  const std::vector<int> layers = stage_layers(m, c, r.placement[Dim::PP]);
+  double slowest = -1;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const double logits = i + 1 == layers.size() ? mb.logits_us : 0.0;
+    const double t = layers[i] * mb.layer.total_us() + logits;
+    if (t > slowest) {
+      slowest = t;
+      r.critical_layers = layers[i];
+      r.logits_us = logits * r.microbatches;
+    }
+  }
+  r.compute_ops = mb.layer.scaled(static_cast<double>(r.critical_layers) * r.microbatches);
+  r.compute_us = slowest * r.microbatches;
+  const double shards = r.placement[Dim::DP] * r.placement[Dim::CP] * r.placement[Dim::EP];
+  r.optimizer_us = optimizer_time_us(gpu, max_stage_params(m, c, r.placement) / (sharding_stage(c) >= 1 ? shards : 1.0));
+}
+
+void price_data_parallel(StepResult& r, const TrainingConfig& c) {
+  const StepTraffic& t = r.comm.traffic;
+  if (t.dp_per_step <= 0) return;
+  const double reduce = r.comm.dp.time_us;
+  const double gather = t.dp_sharded ? r.comm.dp_gather.time_us : 0.0;
+  r.dp_total_us = reduce + gather;
+  if (c.dp_overlap) {
+    // Gradients are final only in the last micro-batch's backward pass: that is the window.
+    const double backward_share = c.recompute == Recompute::Full ? 3.0 / 4.0 : 2.0 / 3.0;
+    const double window = r.compute_us / r.microbatches * backward_share;
+    r.dp_exposed_us = std::max(r.comm.dp_bucket.time_us, reduce - window) + gather;
+  } else {
+    r.dp_exposed_us = r.dp_total_us;
+  }
+}
+
+}  // namespace
+
+MicroBatchCompute micro_batch_compute(const Transformer& m, const TrainingConfig& c, const Placement& p,
+                                      const GpuSpec& gpu) {
+  return micro_batch_compute(gemm_gpu(gpu.name), m, {c.micro_batch, c.recompute, c.sequence_parallel}, p);
+}
+
+StepResult step_from(const PlacementResult& comm, const Transformer& m, const TrainingConfig& c, const GpuSpec& gpu) {
+  return step_from(comm, m, c, gpu, micro_batch_compute(m, c, comm.placement, gpu));
+}
+
 StepResult step_from(const PlacementResult& comm, const Transformer& m, const TrainingConfig& c, const GpuSpec& gpu,
-                     double efficiency) {
+                     const MicroBatchCompute& compute) {
   StepResult r;
   const Placement& p = comm.placement;
   r.placement = p;
@@ -162,8 +285,7 @@ StepResult step_from(const PlacementResult& comm, const Transformer& m, const Tr
   const double tokens = static_cast<double>(c.global_batch) * m.sequence;
   const double hw_flops = tokens * m.hardware_flops_per_token(c.recompute);
   const double model_flops = tokens * m.model_flops_per_token();
-  const double rate = gpu.peak_tflops * 1e12 * efficiency;
-  r.compute_us = hw_flops / n / rate * 1e6;
+  price_compute(r, m, c, gemm_gpu(gpu.name), compute);
   const StepTraffic& t = comm.traffic;
   r.tp_us = t.tp_per_step * comm.tp.time_us;
   r.cp_us = t.cp_per_step * comm.cp.time_us;
@@ -171,20 +293,8 @@ StepResult step_from(const PlacementResult& comm, const Transformer& m, const Tr
   r.pp_us = t.pp_per_step * (comm.pp.time_us + comm.pp_gather.time_us);
   const double busy = r.compute_us + r.tp_us + r.cp_us + r.ep_us + r.pp_us;
   r.bubble_us = (p[Dim::PP] - 1.0) / (c.virtual_stages * static_cast<double>(r.microbatches)) * busy;
-  if (t.dp_per_step > 0) {
-    const double reduce = comm.dp.time_us;
-    const double gather = t.dp_sharded ? comm.dp_gather.time_us : 0.0;
-    r.dp_total_us = reduce + gather;
-    if (c.dp_overlap) {
-      // Gradients are final only in the last micro-batch's backward pass: that is the window.
-      const double backward_share = c.recompute == Recompute::Full ? 3.0 / 4.0 : 2.0 / 3.0;
-      const double window = r.compute_us / r.microbatches * backward_share;
-      r.dp_exposed_us = std::max(comm.dp_bucket.time_us, reduce - window) + gather;
-    } else {
-      r.dp_exposed_us = r.dp_total_us;
-    }
-  }
-  r.step_us = busy + r.bubble_us + r.dp_exposed_us;
+  price_data_parallel(r, c);
+  r.step_us = busy + r.bubble_us + r.dp_exposed_us + r.optimizer_us;
   r.tokens_per_s = tokens / (r.step_us * 1e-6);
   r.model_tflops_per_gpu = model_flops / n / (r.step_us * 1e-6) / 1e12;
   r.hardware_tflops_per_gpu = hw_flops / n / (r.step_us * 1e-6) / 1e12;
@@ -199,20 +309,18 @@ StepResult step(CostModel& model, const Transformer& m, const TrainingConfig& c,
   std::string why;
   if (!divisible(m, c, p, why)) throw InputError(fmt::format("placement {}: {}", p.shape(), why));
   const GpuSpec gpu = gpu_spec(model.cluster().gpu);
-  const double efficiency = compute_efficiency(model.cluster().gpu);
   const auto saved = model.phases();
   model.set_phases(CostModel::Phases::Sequential);
   TransformerWorkload w(m, c, gpu, false);
   const PlacementResult comm = evaluate(model, w, p);
   model.set_phases(saved);
-  return step_from(comm, m, c, gpu, efficiency);
+  return step_from(comm, m, c, gpu);
 }
 
 StepSweep step_sweep(CostModel& model, const Transformer& m, const TrainingConfig& c, int gpus,
                      const std::vector<int>& micro_batches, const SweepOptions& options) {
   validate(m);
   const GpuSpec gpu = gpu_spec(model.cluster().gpu);
-  const double efficiency = compute_efficiency(model.cluster().gpu);
   const auto saved = model.phases();
   model.set_phases(CostModel::Phases::Sequential);
   StepSweep out;
@@ -222,7 +330,15 @@ StepSweep step_sweep(CostModel& model, const Transformer& m, const TrainingConfi
     cm.micro_batch = mb;
     TransformerWorkload w(m, cm, gpu);
     try {
-      for (const auto& r : sweep(model, w, gpus, options)) out.results.push_back(step_from(r, m, cm, gpu, efficiency));
+      // The micro-batch's compute depends on (tp, cp, ep) only: priced once per triple.
+      std::map<std::array<int, 3>, MicroBatchCompute> priced;
+      for (const auto& r : sweep(model, w, gpus, options)) {
+        const Placement& p = r.placement;
+        const std::array<int, 3> key{p[Dim::TP], p[Dim::CP], p[Dim::EP]};
+        auto it = priced.find(key);
+        if (it == priced.end()) it = priced.emplace(key, micro_batch_compute(m, cm, p, gpu)).first;
+        out.results.push_back(step_from(r, m, cm, gpu, it->second));
+      }
     } catch (const InputError&) {
       // no placement with this micro-batch: its rejections say why
     }

@@ -3,35 +3,47 @@
 // turned into step time, throughput, MFU/HFU and memory per GPU.
 //
 // Per step, for one GPU (N GPUs; m = global_batch / (micro_batch x dp x ep) micro-batches per
-// pipeline; v virtual stages per GPU, 1 for 1F1B):
+// pipeline; v virtual stages per GPU, 1 for 1F1B; stage i holds L_i layers, stage_layers()):
 //
-//   compute  = hardware FLOPs per step / N / (peak x achieved fraction)   (fraction: published_runs)
-//   tp       = m x layers/pp x (4, or 6 with full recomputation) x one TP all-reduce of b s h bytes
-//              (or reduce-scatter + all-gather with sequence parallelism): on the critical path
-//   cp       = m x layers/pp x (2, 3 with full recomputation) x one CP all-gather of K and V
-//   ep       = m x layers/pp x (4, 6 with full recomputation) x one EP all-to-all of b s k h bytes
+//   compute  = m x the slowest stage's micro-batch: max_i (L_i x one layer + logits on the last
+//              stage), each operation priced from its shape (compute.h: GEMMs by the GEMM model,
+//              attention, HBM-bound element-wise kernels); no fraction fitted on a training run
+//   tp       = m x L x (4, or 6 with full recomputation) x one TP all-reduce of b s h bytes
+//              (or reduce-scatter + all-gather with sequence parallelism): on the critical path;
+//              L = the slowest stage's layers
+//   cp       = m x L x (2, 3 with full recomputation) x one CP all-gather of K and V
+//   ep       = m x L x (4, 6 with full recomputation) x one EP all-to-all of b s k h bytes
 //   pp       = 2 x v x m x (send of b s h / tp bytes + TP all-gather of b s h bytes): Megatron's
 //              scatter/gather optimisation sends each TP rank's slice and the receiving stage
 //              all-gathers it over its TP group before computing (across nodes when tp > island;
 //              none with sequence parallelism, whose activations stay split over TP)
 //   busy     = compute + tp + cp + ep + pp
 //   bubble   = (pp-1) / (v m) x busy            i.e. (p-1)/(m+p-1) of the step for 1F1B
-//   dp       = gradient all-reduce of params/(tp pp) x grad_reduce_bytes (or reduce-scatter +
-//              all-gather when sharded), bucketed: only buckets finishing after the last
-//              micro-batch's backward are exposed:
+//   dp       = gradient all-reduce of the largest stage's parameters / tp x grad_reduce_bytes (or
+//              reduce-scatter + all-gather when sharded), bucketed: only buckets finishing after
+//              the last micro-batch's backward are exposed:
 //                exposed = max(one bucket, dp_reduce - backward of one micro-batch) + all-gather
 //              (everything exposed when dp_overlap is off, as with Megatron-LM 2021's local DDP)
-//   step     = busy + bubble + exposed dp
+//   optimizer = Adam over this GPU's optimizer shard, HBM-bound (compute.h), after the reduction
+//   step     = busy + bubble + exposed dp + optimizer
+//
+// Memory, per pipeline stage (the largest is reported): weights, gradients and optimizer state of
+// the stage's parameters (embedding on the first stage, output layer on the last), sharded over
+// the data-parallel group by ZeRO stage (1: optimizer; 2: + gradients; 3 / FSDP: + weights, with
+// two layers gathered at a time), and the activations that stage keeps: 1F1B keeps p - i
+// micro-batches in flight on stage i; interleaving keeps 2(p-i-1) + (v-1)p + 1 model chunks
+// (Megatron-LM's warm-up), at most m v.
 //
 // Every collective is costed with all groups of its kind at the same moment (collective_cost.h),
-// with sequential phases for hierarchical algorithms (CostModel::Phases). Not modelled: the
-// optimizer step, data loading, kernel-level overlap of TP or PP communication with compute,
-// load imbalance of the embedding and logits stages, stragglers.
+// with sequential phases for hierarchical algorithms (CostModel::Phases). Not modelled: data
+// loading, kernel-level overlap of TP or PP communication with compute, the embedding lookup,
+// stragglers.
 
 #include <string>
 #include <vector>
 
 #include "collective_cost.h"
+#include "compute.h"
 #include "placement.h"
 #include "sweep.h"
 #include "workload.h"
@@ -45,6 +57,14 @@ struct TrainingConfig {
   Recompute recompute = Recompute::Full;
   bool sequence_parallel = false;
   bool distributed_optimizer = false;  // ZeRO-1 style: optimizer state sharded over DP
+  // ZeRO stage over the data-parallel group: 0 none, 1 optimizer state (= distributed_optimizer),
+  // 2 + gradients, 3 + weights (FSDP-style full sharding). sharding_stage() combines the two.
+  int zero_stage = 0;
+  // Uneven pipeline stages: an explicit list of layers per stage (pp entries summing to the
+  // layers), or this many layers fewer on the first and on the last stage than on the others
+  // (Llama 3: one each, so 126 layers over 16 stages are 7, 14 x 8, 7). Empty / 0: even.
+  std::vector<int> stage_layers;
+  int lighter_edge_stages = 0;
   bool dp_overlap = true;               // bucketed gradient reduction overlapped with backward
   double bucket_params = 40e6;          // Megatron-LM's default DDP bucket (40M parameters)
   // Bytes per parameter held (Megatron-LM mixed precision: bf16 weights 2, fp32 main grads 4,
@@ -53,9 +73,14 @@ struct TrainingConfig {
   double usable_memory_fraction = 0.92;  // of HBM, after CUDA context and allocator fragmentation
 };
 
+int sharding_stage(const TrainingConfig& c);
+
 struct MemoryUse {
   double weights_GB = 0, grads_GB = 0, optimizer_GB = 0, activations_GB = 0, total_GB = 0;
   double usable_GB = 0;
+  int stage = 0;                  // the pipeline stage that needs the most (reported)
+  int layers = 0;                 // its layers
+  double in_flight_layers = 0;    // layer x micro-batch activations it keeps
   bool fits() const { return total_GB <= usable_GB; }
 };
 
@@ -65,6 +90,10 @@ struct StepResult {
   PlacementResult comm;      // the collectives, as the sweep costs them
   int microbatches = 0;      // m
   double compute_us = 0, tp_us = 0, cp_us = 0, ep_us = 0, pp_us = 0, bubble_us = 0;
+  OpTimes compute_ops;       // compute_us by operation class (the slowest stage's layers) ...
+  double logits_us = 0;      // ... plus its logits (when it is the last stage)
+  int critical_layers = 0;   // the slowest stage's layers
+  double optimizer_us = 0;
   double dp_total_us = 0;    // the whole DP reduction (+ gather)
   double dp_exposed_us = 0;
   double step_us = 0;
@@ -75,8 +104,9 @@ struct StepResult {
   MemoryUse memory;
 };
 
-// The achieved fraction of peak for the cluster's GPU (published_runs.cpp).
-double compute_efficiency(const std::string& gpu);
+// Layers of each pipeline stage (uneven with stage_layers or lighter_edge_stages). Assumes
+// divisible() holds.
+std::vector<int> stage_layers(const Transformer& m, const TrainingConfig& c, int pp);
 
 // Checks that the placement can run the workload at all (heads and layers divisible, batch
 // divisible); on failure `why` names the constraint.
@@ -112,8 +142,13 @@ class TransformerWorkload : public Workload {
 StepResult step(CostModel& model, const Transformer& m, const TrainingConfig& c, const Placement& p);
 
 // The step time of an already-costed placement (no collective costing).
+StepResult step_from(const PlacementResult& comm, const Transformer& m, const TrainingConfig& c, const GpuSpec& gpu);
+// One micro-batch's compute on the GPU `gpu` names (compute.h).
+MicroBatchCompute micro_batch_compute(const Transformer& m, const TrainingConfig& c, const Placement& p,
+                                      const GpuSpec& gpu);
+// The same with the micro-batch's compute already priced (the sweep prices each (tp, cp, ep) once).
 StepResult step_from(const PlacementResult& comm, const Transformer& m, const TrainingConfig& c, const GpuSpec& gpu,
-                     double efficiency);
+                     const MicroBatchCompute& compute);
 
 struct StepSweep {
   std::vector<StepResult> results;  // fastest step first

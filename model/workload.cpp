@@ -61,6 +61,7 @@ Transformer llama2_70b() {
   m.vocab = 32000;
   m.sequence = 4096;
   m.grad_reduce_bytes = 4;
+  m.dropout = false;  // Llama trains without dropout
   return m;
 }
 
@@ -127,6 +128,7 @@ void read_fields(Fields& f, Transformer& m) {
   f.positive("bytes_per_activation", m.bytes_per_activation, limits::kMaxBytesPerValue);
   f.positive("grad_reduce_bytes", m.grad_reduce_bytes, limits::kMaxBytesPerValue);
   f.boolean("flash_attention", m.flash_attention);
+  f.boolean("dropout", m.dropout);
 }
 
 // Each field is in range; these bound what the fields make together, so that no byte count the
@@ -302,7 +304,8 @@ std::string workload_to_json(const Transformer& m) {
             {"top_k", m.top_k},
             {"bytes_per_activation", m.bytes_per_activation},
             {"grad_reduce_bytes", m.grad_reduce_bytes},
-            {"flash_attention", m.flash_attention}};
+            {"flash_attention", m.flash_attention},
+            {"dropout", m.dropout}};
   return j.dump();
 }
 

@@ -44,6 +44,7 @@ struct Transformer {
   double bytes_per_activation = 2;
   double grad_reduce_bytes = 4;  // bytes per parameter in the DP gradient reduction
   bool flash_attention = true;   // no s x s attention matrix stored (Korthikanti's 5as/h term)
+  bool dropout = true;           // GPT: dropout after attention and MLP (1-byte masks kept); Llama: none
 
   int kv_heads_or_heads() const { return kv_heads > 0 ? kv_heads : heads; }
   int ffn() const { return ffn_hidden > 0 ? ffn_hidden : 4 * hidden; }
@@ -80,8 +81,8 @@ Transformer resolve_workload(std::string_view name_or_path);
 Transformer workload_from_json(const std::string& text, const std::string& source);
 std::string workload_to_json(const Transformer& m);
 
-// What the step model needs of a GPU: dense 16-bit peak and memory. The achieved fraction of
-// peak is not here: it is fitted once per GPU type in published_runs.cpp.
+// What the step model needs of a GPU: dense 16-bit peak (for MFU/HFU) and memory. Compute time
+// comes from shapes (compute.h, gemm.h), not from a fraction of this peak.
 struct GpuSpec {
   std::string name;
   double peak_tflops = 0;  // dense bf16/fp16 tensor-core peak, TFLOP/s (1e12)

@@ -35,6 +35,7 @@ void print_goodput_table(const std::vector<std::pair<double, double>>& rows, dou
 // The GEMM model against published A100 GEMMs and the measured H200 data (model/gemm.h).
 void print_gemm_validation(const std::vector<model::GemmCheck>& checks,
                            const std::vector<model::ShapeClassError>& h200);
-void print_run_validation(const std::vector<model::RunRow>& runs, const std::vector<model::RankingRow>& rankings);
+void print_run_validation(const std::vector<model::RunRow>& runs, const std::vector<model::RankingRow>& rankings,
+                          const model::TrendRow& trend);
 
 }  // namespace ringbench::topomodel

@@ -24,6 +24,14 @@ void TrainingOptions::add_to(CLI::App& command, bool model_required) {
   command.add_flag("--sequence-parallel", sequence_parallel, "TP as reduce-scatter + all-gather, activations split");
   command.add_flag("--distributed-optimizer", distributed_optimizer, "shard optimizer state over DP (RS + AG)");
   command.add_flag("--no-dp-overlap", no_dp_overlap, "gradient reduction after the backward pass, fully exposed");
+  command.add_option("--zero-stage", zero_stage, "shard over DP: 1 optimizer, 2 + gradients, 3 + weights (FSDP)")
+      ->capture_default_str()
+      ->check(integer_in(0, 3));
+  command.add_option("--stage-layers", stage_layers, "layers of each pipeline stage (pp values summing to the layers)")
+      ->check(integer_in(1, model::limits::kMaxLayers));
+  command.add_option("--lighter-edge-stages", lighter_edge_stages, "this many layers fewer on the first and last stage")
+      ->capture_default_str()
+      ->check(integer_in(0, model::limits::kMaxLayers));
 }
 
 model::Transformer TrainingOptions::workload() const { return model::resolve_workload(model); }
@@ -38,6 +46,9 @@ model::TrainingConfig TrainingOptions::config() const {
   c.recompute = model::parse_recompute(recompute);
   c.sequence_parallel = sequence_parallel;
   c.distributed_optimizer = distributed_optimizer;
+  c.zero_stage = zero_stage;
+  c.stage_layers = stage_layers;
+  c.lighter_edge_stages = lighter_edge_stages;
   c.dp_overlap = !no_dp_overlap;
   return c;
 }

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "model/step.h"
 #include "model/workload.h"
@@ -17,6 +18,9 @@ struct TrainingOptions {
   std::string recompute = "full";
   bool sequence_parallel = false;
   bool distributed_optimizer = false;
+  int zero_stage = 0;                // --zero-stage (0-3; 3 = FSDP-style)
+  std::vector<int> stage_layers;     // --stage-layers: layers per pipeline stage
+  int lighter_edge_stages = 0;       // --lighter-edge-stages
   bool no_dp_overlap = false;
 
   void add_to(CLI::App& command, bool model_required);
