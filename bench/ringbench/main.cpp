@@ -187,7 +187,9 @@ class BenchRun {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (std::string notice = single_rank_notice(); !notice.empty()) std::fprintf(stderr, "%s\n", notice.c_str());
+  // Read before MPI_Init, which sets a singleton's launcher variables itself; said after the
+  // command line, so --help stays clean.
+  const std::string single_rank = single_rank_notice();
   if (std::string reason = launch_without_pmi(); !reason.empty()) {
     std::fprintf(stderr, "ringbench: error: %s\n", reason.c_str());
     return exit_code::kBadInput;
@@ -199,7 +201,8 @@ int main(int argc, char** argv) {
     return exit_code::kBadInput;
   }
   ParsedCommandLine parsed = parse_command_line(argc, argv, root);
-  if (!parsed.options) return parsed.exit_code;
+  if (!parsed.options) return parsed.exit_code;  // --help, --version or a bad flag: no notice
+  if (!single_rank.empty()) std::fprintf(stderr, "%s\n", single_rank.c_str());
   if (!mpi.uses_mpi() && std::find(parsed.options->algorithms.begin(), parsed.options->algorithms.end(), "mpi") !=
                              parsed.options->algorithms.end()) {
     if (root)
