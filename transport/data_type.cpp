@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -313,8 +314,10 @@ __attribute__((target("avx2,f16c"))) void divide_float16_f16c(std::byte* data, s
 
 bool have_f16c() {
   static const bool yes = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("f16c") != 0;
+    // CPUID leaf 1, ECX bit 29: clang's __builtin_cpu_supports does not know "f16c".
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+    return have_avx2() && f16c;
   }();
   return yes;
 }
