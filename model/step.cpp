@@ -69,12 +69,14 @@ double layer_activation_bytes(const Transformer& m, const TrainingConfig& c, con
 }
 
 // Layer x micro-batch activations stage `i` keeps at its peak: 1F1B runs p - i forwards before its
-// first backward; interleaving runs 2(p-i-1) + (v-1)p + 1 model chunks of L_i / v layers
-// (Megatron-LM's warm-up; Narayanan et al. 2021 Sec. 2.2.2), never more than the step has.
+// first backward; interleaving runs 2(p-i-1) + (v-1)N + 1 model chunks of L_i / v layers
+// (Megatron-LM's warm-up with N = p micro-batches per round; Narayanan et al. 2021 Sec. 2.2.2),
+// never more than the step has.
 double in_flight_layers(const TrainingConfig& c, const Placement& p, int stage, int layers) {
   const int pp = p[Dim::PP], v = c.virtual_stages, m = std::max(1, microbatches(c, p));
   if (v == 1) return static_cast<double>(std::min(pp - stage, m)) * layers;
-  const double chunks = std::min(2.0 * (pp - stage - 1) + (v - 1.0) * pp + 1, static_cast<double>(m) * v);
+  const double round = c.round_microbatches > 0 ? c.round_microbatches : pp;
+  const double chunks = std::min(2.0 * (pp - stage - 1) + (v - 1.0) * round + 1, static_cast<double>(m) * v);
   return chunks * layers / v;
 }
 
@@ -157,7 +159,7 @@ bool divisible(const Transformer& m, const TrainingConfig& c, const Placement& p
                       p[Dim::EP], c.global_batch);
     return false;
   }
-  if (v > 1 && microbatches(c, p) % pp != 0) {
+  if (v > 1 && c.round_microbatches == 0 && microbatches(c, p) % pp != 0) {
     why = fmt::format("interleaving needs micro-batches ({}) to be a multiple of pp {}", microbatches(c, p), pp);
     return false;
   }

@@ -31,8 +31,8 @@
 // the stage's parameters (embedding on the first stage, output layer on the last), sharded over
 // the data-parallel group by ZeRO stage (1: optimizer; 2: + gradients; 3 / FSDP: + weights, with
 // two layers gathered at a time), and the activations that stage keeps: 1F1B keeps p - i
-// micro-batches in flight on stage i; interleaving keeps 2(p-i-1) + (v-1)p + 1 model chunks
-// (Megatron-LM's warm-up), at most m v.
+// micro-batches in flight on stage i; interleaving keeps 2(p-i-1) + (v-1)N + 1 model chunks
+// (Megatron-LM's warm-up with N = p micro-batches per round; Llama 3 sets N freely), at most m v.
 //
 // Every collective is costed with all groups of its kind at the same moment (collective_cost.h),
 // with sequential phases for hierarchical algorithms (CostModel::Phases). Not modelled: data
@@ -65,6 +65,10 @@ struct TrainingConfig {
   // (Llama 3: one each, so 126 layers over 16 stages are 7, 14 x 8, 7). Empty / 0: even.
   std::vector<int> stage_layers;
   int lighter_edge_stages = 0;
+  // Interleaved schedule: micro-batches per round through the model chunks (Llama 3's "N", Sec.
+  // 3.3.2, "set flexibly" between depth- and breadth-first). 0: pp, Megatron-LM's schedule, which
+  // also needs m to be a multiple of pp.
+  int round_microbatches = 0;
   bool dp_overlap = true;               // bucketed gradient reduction overlapped with backward
   double bucket_params = 40e6;          // Megatron-LM's default DDP bucket (40M parameters)
   // Bytes per parameter held (Megatron-LM mixed precision: bf16 weights 2, fp32 main grads 4,

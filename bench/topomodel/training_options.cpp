@@ -32,6 +32,10 @@ void TrainingOptions::add_to(CLI::App& command, bool model_required) {
   command.add_option("--lighter-edge-stages", lighter_edge_stages, "this many layers fewer on the first and last stage")
       ->capture_default_str()
       ->check(integer_in(0, model::limits::kMaxLayers));
+  command.add_option("--round-microbatches", round_microbatches,
+                     "interleaving: micro-batches per round (Llama 3's N; 0 = pp, Megatron's)")
+      ->capture_default_str()
+      ->check(integer_in(0, model::limits::kMaxGlobalBatch));
 }
 
 model::Transformer TrainingOptions::workload() const { return model::resolve_workload(model); }
@@ -49,6 +53,7 @@ model::TrainingConfig TrainingOptions::config() const {
   c.zero_stage = zero_stage;
   c.stage_layers = stage_layers;
   c.lighter_edge_stages = lighter_edge_stages;
+  c.round_microbatches = round_microbatches;
   c.dp_overlap = !no_dp_overlap;
   return c;
 }

@@ -21,6 +21,7 @@ struct TrainingOptions {
   int zero_stage = 0;                // --zero-stage (0-3; 3 = FSDP-style)
   std::vector<int> stage_layers;     // --stage-layers: layers per pipeline stage
   int lighter_edge_stages = 0;       // --lighter-edge-stages
+  int round_microbatches = 0;        // --round-microbatches (0: pp)
   bool no_dp_overlap = false;
 
   void add_to(CLI::App& command, bool model_required);

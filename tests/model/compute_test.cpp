@@ -154,6 +154,15 @@ TEST(Memory, Llama3PublishedConfigurationIsExpressibleAndItsActivationsAreCounte
   EXPECT_EQ(u.stage, 1);
   EXPECT_DOUBLE_EQ(u.in_flight_layers, 141);
   EXPECT_NEAR(u.activations_GB, 141 * per_layer / 1e9, 1e-9);
+  // Llama 3's schedule sets N, the micro-batches per round, freely (Sec. 3.3.2); Megatron's is N = pp.
+  // N = 13: 2 (16-2) + 7 x 13 + 1 = 120 chunks, the largest N that fits in 92% of 80 GB.
+  TrainingConfig n13 = c;
+  n13.round_microbatches = 13;
+  const MemoryUse u13 = memory_use(m, n13, tp(8, 16, 64), gpu_spec("H100"));
+  EXPECT_DOUBLE_EQ(u13.in_flight_layers, 120);
+  EXPECT_TRUE(u13.fits()) << u13.total_GB;
+  n13.round_microbatches = 14;
+  EXPECT_FALSE(memory_use(m, n13, tp(8, 16, 64), gpu_spec("H100")).fits());
   std::printf("Llama 3 405B, 8192 H100: %.1f GB (weights %.1f, grads %.1f, optimizer %.1f, activations %.1f) of %.1f\n",
               u.total_GB, u.weights_GB, u.grads_GB, u.optimizer_GB, u.activations_GB, u.usable_GB);
 }
