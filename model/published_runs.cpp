@@ -219,6 +219,21 @@ double median_abs(std::vector<double> v) {
 bool RunRow::pass() const { return std::abs(error) <= kCheckTolerance && step.memory.fits(); }
 bool TrendRow::pass() const { return std::abs(error) <= kTrendTolerance; }
 
+NegativeMemoryCheck negative_memory_check() {
+  // GPT-3 175B at Megatron-LM's tp8 pp8 without recomputation, sequence parallelism or flash
+  // attention: 8 micro-batches x 12 layers of (34 + 5 a s / h x ...) s b h bytes of activations on
+  // the first stage, about 55 GB, on top of 51 GB of weights, gradients and optimizer state.
+  // Megatron-LM 2021 recomputed activations for this reason (eq. 3), and Korthikanti et al. 2022
+  // (Sec. 1) describe recomputation as the workaround for exactly this memory limit.
+  TrainingConfig c = megatron_2021(1536);
+  c.recompute = Recompute::None;
+  NegativeMemoryCheck n;
+  n.name = "GPT-3 175B, A100, tp8 pp8 dp16, no recomputation";
+  n.why = "derivable: Korthikanti's activations without recomputation exceed 80 GB with the state";
+  n.memory = memory_use(workload_preset("gpt3-175b"), c, shape(8, 8, 16), gpu_spec("A100"));
+  return n;
+}
+
 double gemm_stated_error() {
   std::vector<double> errors;
   for (const GemmCheck& c : gemm_checks()) {

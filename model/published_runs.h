@@ -58,6 +58,14 @@ std::vector<RankingRow> ranking_checks();
 // Megatron-LM Table 1: largest / smallest model's per-GPU throughput (from run_validation_table's rows).
 TrendRow trend_check(const std::vector<RunRow>& runs);
 
+// A configuration that must NOT fit in memory, so the memory model cannot be made lenient to pass.
+struct NegativeMemoryCheck {
+  std::string name, why;
+  MemoryUse memory;
+  bool pass() const { return !memory.fits(); }
+};
+NegativeMemoryCheck negative_memory_check();
+
 // The GEMM model's stated error on A100 (median |error| of the published GEMM checks).
 double gemm_stated_error();
 

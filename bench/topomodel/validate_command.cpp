@@ -27,14 +27,19 @@ void add_validate_command(CLI::App& app, Context& context) {
     for (const auto& k : rankings) failed += k.pass() ? 0 : 1;  // a miss with a real margin
     const model::TrendRow trend = model::trend_check(runs);
     failed += trend.pass() ? 0 : 1;
+    const model::NegativeMemoryCheck negative = model::negative_memory_check();
+    failed += negative.pass() ? 0 : 1;
     fmt::print("# {} case(s): {} fitted, {} checked, {} checked case(s) off by more than {:.0f}%\n", rows.size(),
                std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.role == model::CaseRole::Fitted; }),
                std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.role == model::CaseRole::Checked; }),
                failed, 100 * model::kCheckTolerance);
     print_gemm_validation(model::gemm_checks(), model::h200_error_by_class());
     print_run_validation(runs, rankings, trend);
-    fmt::print("# {} training run(s), {} ranking(s) and 1 trend; {} check(s) in all off\n", runs.size(), rankings.size(),
-               failed);
+    fmt::print("#\n# Negative memory check (must NOT fit): {}: {:.1f} GB of {:.1f} usable: {} ({})\n", negative.name,
+               negative.memory.total_GB, negative.memory.usable_GB, negative.pass() ? "ok, does not fit" : "OFF, fits",
+               negative.why);
+    fmt::print("# {} training run(s), {} ranking(s), 1 trend and 1 negative memory check; {} check(s) in all off\n",
+               runs.size(), rankings.size(), failed);
     context.exit_status = failed > 0 ? 1 : 0;
     output.write({{&validation_table_def(), validation_rows(output.run_id(), rows)},
                   {&run_validation_table_def(), run_validation_rows(output.run_id(), runs, rankings)}},

@@ -7,6 +7,7 @@
 #include "model/compute.h"
 #include "model/error.h"
 #include "model/gemm.h"
+#include "model/published_runs.h"
 #include "model/step.h"
 
 namespace ringbench::model {
@@ -180,6 +181,10 @@ TEST(Memory, Gpt3WithoutRecomputationDoesNotFitAnA100) {
   EXPECT_GT(u.total_GB, 80.0);
   c.recompute = Recompute::Full;
   EXPECT_TRUE(memory_use(m, c, tp(8, 8, 16), gpu_spec("A100")).fits());
+  // validate carries the same check.
+  const NegativeMemoryCheck n = negative_memory_check();
+  EXPECT_TRUE(n.pass()) << n.memory.total_GB;
+  EXPECT_NEAR(n.memory.total_GB, u.total_GB, 1e-9);
 }
 
 }  // namespace
