@@ -199,7 +199,7 @@ const Table& steps_table() {
        {"tp_islands", ColumnType::Int64, "islands", "NVLink islands one TP group spans"},
        {"tp_algorithm", ColumnType::String, "", "fastest TP collective algorithm"},
        {"dp_algorithm", ColumnType::String, "", "fastest DP collective algorithm"},
-       {"compute_us", ColumnType::Float64, "us", "hardware FLOPs per GPU / achieved rate"},
+       {"compute_us", ColumnType::Float64, "us", "m x the slowest stage's micro-batch, priced from shapes"},
        {"tp_us", ColumnType::Float64, "us", "TP communication on the critical path"},
        {"cp_us", ColumnType::Float64, "us", "CP communication"},
        {"ep_us", ColumnType::Float64, "us", "EP all-to-all"},
