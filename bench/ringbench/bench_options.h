@@ -2,6 +2,7 @@
 // Everything one ringbench run is asked to do, as parsed from the command line (cli.cpp).
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,6 +15,14 @@
 
 namespace ringbench {
 
+// The option value named `name` on the command line: the one of `all` whose to_string() it is.
+template <typename Enum, size_t N>
+std::optional<Enum> parse_named(std::string_view name, const Enum (&all)[N]) {
+  for (Enum value : all)
+    if (to_string(value) == name) return value;
+  return std::nullopt;
+}
+
 // What the inputs are: `exact` inputs make every reduction exact in every dtype, so results are
 // compared bit for bit; `random` inputs are uniform in [-1, 1) and the maximum error against a
 // double-precision reference is reported.
@@ -22,9 +31,8 @@ enum class InputKind { Exact, Random };
 // --data's names for them.
 inline std::string_view to_string(InputKind kind) { return kind == InputKind::Exact ? "exact" : "random"; }
 inline std::optional<InputKind> parse_input_kind(std::string_view name) {
-  for (InputKind kind : {InputKind::Exact, InputKind::Random})
-    if (name == to_string(kind)) return kind;
-  return std::nullopt;
+  constexpr InputKind all[] = {InputKind::Exact, InputKind::Random};
+  return parse_named(name, all);
 }
 
 // How calls are timed. Barrier (osu-micro-benchmarks): a barrier over our TCP before each call,
@@ -35,9 +43,8 @@ inline std::optional<InputKind> parse_input_kind(std::string_view name) {
 enum class TimingMode { Barrier, BackToBack };
 inline std::string_view to_string(TimingMode mode) { return mode == TimingMode::Barrier ? "barrier" : "back-to-back"; }
 inline std::optional<TimingMode> parse_timing_mode(std::string_view name) {
-  for (TimingMode mode : {TimingMode::Barrier, TimingMode::BackToBack})
-    if (name == to_string(mode)) return mode;
-  return std::nullopt;
+  constexpr TimingMode all[] = {TimingMode::Barrier, TimingMode::BackToBack};
+  return parse_named(name, all);
 }
 
 // Where a call's result goes (nccl-tests' in-place and out-of-place). In place, the buffer holds the
@@ -50,9 +57,8 @@ inline std::string_view to_string(Placement place) {
   return place == Placement::InPlace ? "in" : place == Placement::OutOfPlace ? "out" : "both";
 }
 inline std::optional<Placement> parse_placement(std::string_view name) {
-  for (Placement place : {Placement::InPlace, Placement::OutOfPlace, Placement::Both})
-    if (name == to_string(place)) return place;
-  return std::nullopt;
+  constexpr Placement all[] = {Placement::InPlace, Placement::OutOfPlace, Placement::Both};
+  return parse_named(name, all);
 }
 
 // What stdout carries: the osu-style table with '#' header lines, or only the rows, as CSV (a
@@ -63,9 +69,8 @@ inline std::string_view to_string(OutputFormat format) {
   return format == OutputFormat::Table ? "table" : format == OutputFormat::Csv ? "csv" : "jsonl";
 }
 inline std::optional<OutputFormat> parse_output_format(std::string_view name) {
-  for (OutputFormat format : {OutputFormat::Table, OutputFormat::Csv, OutputFormat::Jsonl})
-    if (name == to_string(format)) return format;
-  return std::nullopt;
+  constexpr OutputFormat all[] = {OutputFormat::Table, OutputFormat::Csv, OutputFormat::Jsonl};
+  return parse_named(name, all);
 }
 
 // Every default of a run is a member initialiser here (the transport's in TransportOptions), and
