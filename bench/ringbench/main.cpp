@@ -184,6 +184,17 @@ class BenchRun {
   std::vector<std::string> hosts_;
 };
 
+// What the options ask that this launch cannot give (every rank gets the same answer), or empty:
+// checked once the world is known and before any socket opens.
+std::string problem_with_this_world(const MpiBootstrap& mpi, const BenchOptions& options) {
+  if (!mpi.uses_mpi() && std::find(options.algorithms.begin(), options.algorithms.end(), "mpi") != options.algorithms.end())
+    return "--algo mpi: the MPI library's collectives need an MPI launch, and this one uses the file bootstrap "
+           "(RINGBENCH_BOOTSTRAP_DIR)";
+  if (options.root >= mpi.size())
+    return fmt::format("--root {}: there are only {} ranks (0 to {})", options.root, mpi.size(), mpi.size() - 1);
+  return fault_rank_problem(options.injects, mpi.size());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -203,20 +214,7 @@ int main(int argc, char** argv) {
   ParsedCommandLine parsed = parse_command_line(argc, argv, root);
   if (!parsed.options) return parsed.exit_code;  // --help, --version or a bad flag: no notice
   if (!single_rank.empty()) std::fprintf(stderr, "%s\n", single_rank.c_str());
-  if (!mpi.uses_mpi() && std::find(parsed.options->algorithms.begin(), parsed.options->algorithms.end(), "mpi") !=
-                             parsed.options->algorithms.end()) {
-    if (root)
-      std::fprintf(stderr, "ringbench: error: --algo mpi: the MPI library's collectives need an MPI launch, and this "
-                           "one uses the file bootstrap (RINGBENCH_BOOTSTRAP_DIR)\n");
-    return exit_code::kBadInput;
-  }
-  if (parsed.options->root >= mpi.size()) {
-    if (root)
-      std::fprintf(stderr, "ringbench: error: --root %d: there are only %d ranks (0 to %d)\n", parsed.options->root,
-                   mpi.size(), mpi.size() - 1);
-    return exit_code::kBadInput;
-  }
-  if (std::string problem = fault_rank_problem(parsed.options->injects, mpi.size()); !problem.empty()) {
+  if (std::string problem = problem_with_this_world(mpi, *parsed.options); !problem.empty()) {
     if (root) std::fprintf(stderr, "ringbench: error: %s\n", problem.c_str());
     return exit_code::kBadInput;
   }

@@ -127,8 +127,8 @@ TEST_F(RingbenchRun, MpiRowsNameTheirWireAndEffIsNaOnAnotherWire) {
       if (!line.empty() && line[0] != '#') row = line;
     std::istringstream fields(row);
     std::vector<std::string> columns{std::istream_iterator<std::string>(fields), {}};
-    ASSERT_EQ(columns.size(), 16u) << row;
-    EXPECT_EQ(columns[14] == "n/a", !c.same_wire) << "eff column: " << row;
+    ASSERT_EQ(columns.size(), 17u) << row;
+    EXPECT_EQ(columns[15] == "n/a", !c.same_wire) << "eff column: " << row;
 
     auto results = results::read_table(file, "/results");
     ASSERT_EQ(results.rows.size(), 1u);
@@ -155,11 +155,11 @@ TEST_F(RingbenchRun, BothTimingModesVerifyAndSayWhichTheyUsed) {
       ++rows;
       std::istringstream fields(line);
       std::vector<std::string> columns{std::istream_iterator<std::string>(fields), {}};
-      ASSERT_GE(columns.size(), 14u) << line;
-      EXPECT_EQ(columns[12], "25") << "calls: " << line;
-      EXPECT_EQ(columns[13], "iterations") << "stop: " << line;
+      ASSERT_GE(columns.size(), 15u) << line;
+      EXPECT_EQ(columns[13], "25") << "calls: " << line;
+      EXPECT_EQ(columns[14], "iterations") << "stop: " << line;
       // Fewer than 6 blocks have no interval (or "busy": other tests share the CPU under ctest -j).
-      EXPECT_TRUE(columns[5] == "n/a" || columns[5] == "busy") << "+-ci: " << line;
+      EXPECT_TRUE(columns[6] == "n/a" || columns[6] == "busy") << "+-ci: " << line;
     }
     EXPECT_EQ(rows, 6 * 7) << run.out;
     auto runs = results::read_table(file, "/runs");
