@@ -9,21 +9,12 @@
 #include "model/gemm.h"
 #include "model/published_runs.h"
 #include "model/step.h"
+#include "tiny_cluster.h"
 
 namespace ringbench::model {
 namespace {
 
-// 4 layers, hidden 1000, 10 heads, seq 100, vocab 1000, ffn 4000, GPT-style with dropout.
-Transformer tiny_gpt() {
-  Transformer m = workload_preset("gpt3-175b");
-  m.layers = 4;
-  m.hidden = 1000;
-  m.heads = 10;
-  m.sequence = 100;
-  m.vocab = 1000;
-  m.flash_attention = true;
-  return m;
-}
+using testing::tiny_gpt;
 
 Placement tp(int t, int pp = 1, int dp = 1) {
   Placement p;

@@ -17,19 +17,7 @@
 namespace ringbench::model {
 namespace {
 
-// 4 layers, hidden 1000, 10 heads, seq 100, vocab 1000, GPT-style (biases, learned positions,
-// tied embeddings).
-Transformer tiny_gpt() {
-  Transformer m = workload_preset("gpt3-175b");
-  m.name = "tiny";
-  m.layers = 4;
-  m.hidden = 1000;
-  m.heads = 10;
-  m.sequence = 100;
-  m.vocab = 1000;
-  m.flash_attention = true;
-  return m;
-}
+using testing::tiny_gpt;
 
 TEST(Workload, ParametersMatchMegatronEquation2) {
   const Transformer m = workload_preset("gpt3-175b");

@@ -4,6 +4,7 @@
 // sets them, no latency at all, so a time is bytes / bandwidth.
 
 #include "model/cluster.h"
+#include "model/workload.h"
 
 namespace ringbench::model::testing {
 
@@ -19,6 +20,20 @@ inline Cluster tiny_cluster(int nodes = 2, int nics_per_node = 2) {
   c.efficiency = {1.0, 1.0, 1.0};
   c.launch_overhead_us = 0.0;
   return c;
+}
+
+// 4 layers, hidden 1000, 10 heads, seq 100, vocab 1000, GPT-style (biases, learned positions,
+// tied embeddings, dropout), flash attention: small enough to price by hand.
+inline Transformer tiny_gpt() {
+  Transformer m = workload_preset("gpt3-175b");
+  m.name = "tiny";
+  m.layers = 4;
+  m.hidden = 1000;
+  m.heads = 10;
+  m.sequence = 100;
+  m.vocab = 1000;
+  m.flash_attention = true;
+  return m;
 }
 
 }  // namespace ringbench::model::testing
