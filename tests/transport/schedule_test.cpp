@@ -55,7 +55,7 @@ std::string algorithm_key(const Algorithm& a) {
   return std::string(to_string(a.collective())) + "/" + std::string(a.name());
 }
 
-// The bytes per rank each algorithm's file documents in its table (transport/collectives/*.cpp),
+// The bytes per rank each algorithm's specification documents in its table (spec/*.cpp),
 // for 4-byte elements, where the table gives an exact figure: for any count where it is a
 // multiple of the data ("x data"), else only where N divides the count (chunks of equal size),
 // and for the halving/doubling forms only at powers of two unless the fold is spelled out.
@@ -80,6 +80,7 @@ std::optional<uint64_t> documented_allreduce_bytes(std::string_view name, const 
                                                    const std::vector<int>& hosts) {
   if (s.n == 1) return 0;
   if (name == "naive") return (s.n - 1) * s.data();
+  if (name == "ring" && s.chunks_equal()) return 2 * (s.n - 1) * s.chunk();
   if (name == "tree") {  // heap-shaped: parent (r-1)/2, children 2r+1 and 2r+2
     const int children = (2 * s.rank + 1 < s.n) + (2 * s.rank + 2 < s.n);
     return ((s.rank != 0 ? 1 : 0) + children) * s.data();

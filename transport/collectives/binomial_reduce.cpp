@@ -1,46 +1,14 @@
-// Binomial-tree reduce: the mirror of the binomial broadcast. In round i every still-active rank
-// with relative rank v = (r - root) mod N that is an odd multiple of 2^i sends its partial result
-// to v - 2^i and drops out; the others receive from v + 2^i (if it exists) and reduce.
-//
-//   steps          ceil(log2 N)
-//   bytes per rank 1 x data for every rank but the root, which sends nothing
-//   wins           small messages: log2 N steps; at large sizes the root receives
-//                  log2 N x data against the ring reduce's (N-1)/N x data
+// Binomial-tree reduce, run by the generic schedule runner (schedule.cpp). Its plan, steps, bytes
+// and the regime where it wins are in the specification: spec/binomial_reduce.cpp.
 
 #include "binomial_reduce.h"
 
 #include "schedule.h"
 
 namespace ringbench {
-namespace {
-
-class BinomialReduce final : public ScheduledAlgorithm {
- public:
-  Collective collective() const override { return Collective::Reduce; }
-  std::string_view name() const override { return "binomial-tree"; }
-  std::string_view when_it_wins() const override { return "small messages: ceil(log2 N) steps"; }
-  uint32_t steps(int world_size) const override { return static_cast<uint32_t>(ceil_log2(world_size)); }
-
-  Schedule plan(const PlanInput& in) const override {
-    Schedule schedule;
-    const int n = in.world_size, v = (in.rank - in.root + n) % n;
-    const Range whole{0, in.count};
-    size_t round = 0;
-    for (int m = 1; m < n; m *= 2, ++round) {
-      if (v % (2 * m) == m) {
-        schedule.send(round, (v - m + in.root) % n, whole);
-        break;  // done: its partial result now lives in v - m
-      }
-      if (v % (2 * m) == 0 && v + m < n) schedule.recv(round, (v + m + in.root) % n, whole, Arrival::Reduce);
-    }
-    return schedule;
-  }
-};
-
-}  // namespace
 
 const Algorithm& binomial_reduce() {
-  static const BinomialReduce algorithm;
+  static const ScheduledAlgorithm algorithm(spec::binomial_reduce());
   return algorithm;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -11,29 +12,36 @@
 
 namespace ringbench {
 
-uint64_t Schedule::elements_sent() const {
-  uint64_t elements = 0;
-  for (const Step& step : steps)
-    for (const SendOp& send : step.sends) elements += send.range.count;
-  return elements;
+namespace {
+
+Collective collective_named(const spec::AlgorithmSpec& spec) {
+  const std::optional<Collective> collective = parse_collective(spec.collective);
+  if (!collective)  // a programming error in spec/, caught when the algorithm table is built
+    throw std::logic_error(fmt::format("spec {}/{}: unknown collective", spec.collective, spec.name));
+  return *collective;
 }
+
+}  // namespace
+
+ScheduledAlgorithm::ScheduledAlgorithm(const spec::AlgorithmSpec& spec, bool sends_from_snapshot)
+    : spec_(spec), collective_(collective_named(spec)), sends_from_snapshot_(sends_from_snapshot) {}
 
 uint64_t ScheduledAlgorithm::payload_bytes_sent(int rank, int world_size, size_t count, size_t element_bytes,
                                                 int root) const {
-  return plan({rank, world_size, count, element_bytes, root, {}}).elements_sent() * element_bytes;
+  return spec::payload_bytes_sent(spec_, {rank, world_size, count, element_bytes, root, {}});
 }
 
 uint64_t ScheduledAlgorithm::placed_payload_bytes_sent(int rank, std::span<const int> host_of_rank, size_t count,
                                                        size_t element_bytes, int root) const {
   const int world_size = static_cast<int>(host_of_rank.size());
-  return plan({rank, world_size, count, element_bytes, root, host_of_rank}).elements_sent() * element_bytes;
+  return spec::payload_bytes_sent(spec_, {rank, world_size, count, element_bytes, root, host_of_rank});
 }
 
 void ScheduledAlgorithm::run(Communicator& comm, const CollectiveCall& call) const {
   check_call(comm, call, name());
   const std::vector<int> hosts = host_placement(comm);
   Schedule schedule = plan({comm.rank(), comm.size(), call.count, element_size(call.dtype), call.root, hosts});
-  run_schedule(comm, call, schedule, name(), collective(), sends_from_snapshot());
+  run_schedule(comm, call, schedule, name(), collective(), sends_from_snapshot_);
 }
 
 void check_call(const Communicator& comm, const CollectiveCall& call, std::string_view algorithm) {

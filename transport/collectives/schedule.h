@@ -1,107 +1,57 @@
 #pragma once
-// An algorithm as a schedule: the list of exchanges one rank makes in one call, written once and
-// used twice, to run the call and to count its bytes. That is how every algorithm here keeps
-// exactly one copy of its byte formula: payload_bytes_sent() is the sum of the schedule's sends,
-// and run() sends exactly those ranges.
-//
-// A schedule is a vector of steps indexed by tag. All ranks number steps the same way, and a pair
-// of ranks that talk in step t both list that transfer in step t; every rank walks its steps in
-// increasing order. That makes any schedule deadlock-free by induction on t: once every rank has
-// finished the steps before t, each transfer of step t has both ends inside an exchange() that
-// drives them together. Steps where a rank has nothing to do are empty and skipped.
-//
-// Ranges are in elements of the caller's buffer. Plans are pure functions of
-// (rank, world size, count, element size, root, hosts), so any rank can compute any other rank's
-// schedule: the tests use that to check that every send has a matching receive.
+// Running a plan of the specification (spec/schedule.h) over this rank's connections. The plans,
+// their byte formulas and their step counts live in spec/, one file per algorithm; the transport
+// only runs them, so the bytes it sends are by construction the bytes the spec counts:
+// payload_bytes_sent() is the sum of the plan's sends, and run() sends exactly those ranges.
 
-#include <cstddef>
-#include <cstdint>
-#include <span>
-#include <vector>
+#include <string_view>
 
 #include "../algorithm.h"
-#include "chunk_layout.h"
+#include "spec/algorithm_spec.h"
+#include "spec/schedule.h"
 
 namespace ringbench {
 
-struct Range {
-  size_t offset = 0;  // first element
-  size_t count = 0;   // elements
-  friend bool operator==(const Range&, const Range&) = default;
-};
+// The specification's vocabulary, under the names the transport and its tests have always used.
+using spec::Arrival;
+using spec::ceil_log2;
+using spec::ChunkLayout;
+using spec::chunk_range;
+using spec::chunks_range;
+using spec::floor_log2;
+using spec::PlanInput;
+using spec::Range;
+using spec::RecvOp;
+using spec::Schedule;
+using spec::SendOp;
+using spec::Step;
 
-// Chunk i of a layout, and chunks [first, last) as one contiguous range (no wrap-around).
-inline Range chunk_range(const ChunkLayout& layout, int i) { return {layout.offset(i), layout.size(i)}; }
-inline Range chunks_range(const ChunkLayout& layout, int first, int last) {
-  if (last <= first) return {layout.offset(first), 0};
-  size_t begin = layout.offset(first);
-  return {begin, layout.offset(last - 1) + layout.size(last - 1) - begin};
-}
-
-// What happens to received bytes.
-enum class Arrival {
-  Copy,                // written straight into the buffer range
-  Reduce,              // buffer = buffer op incoming, piece by piece as it arrives
-  ReduceIncomingFirst, // buffer = incoming op buffer: used where the sender holds the lower ranks'
-                       // partial result, so that partners computing the same value use the same
-                       // operand order and get bit-identical floats
-};
-
-struct SendOp {
-  int peer;
-  Range range;
-};
-struct RecvOp {
-  int peer;
-  Range range;
-  Arrival arrival;
-};
-
-// One exchange(): at most one send and one receive per peer (the exchange contract).
-struct Step {
-  std::vector<SendOp> sends;
-  std::vector<RecvOp> recvs;
-  bool empty() const { return sends.empty() && recvs.empty(); }
-};
-
-struct Schedule {
-  std::vector<Step> steps;  // index = step tag
-  Step& at(size_t tag) {
-    if (steps.size() <= tag) steps.resize(tag + 1);
-    return steps[tag];
-  }
-  void send(size_t tag, int peer, Range range) { at(tag).sends.push_back({peer, range}); }
-  void recv(size_t tag, int peer, Range range, Arrival arrival) { at(tag).recvs.push_back({peer, range, arrival}); }
-  uint64_t elements_sent() const;
-};
-
-// Everything a plan may depend on. host_of_rank is empty when the caller does not know the
-// placement; plans that follow hosts then treat all ranks as one host.
-struct PlanInput {
-  int rank = 0;
-  int world_size = 1;
-  size_t count = 0;
-  size_t element_bytes = 1;
-  int root = 0;
-  std::span<const int> host_of_rank = {};
-};
-
-// An Algorithm defined by its plan. Derived classes provide plan() (and the descriptive
-// virtuals); bytes and running come from here.
+// An Algorithm that runs one AlgorithmSpec: its name, steps, bytes and plan come from the spec;
+// run() walks the plan. Subclasses override run() only where they run the same plan faster
+// (ring all-reduce streams it; naive all-reduce reduces in a fixed order).
 class ScheduledAlgorithm : public Algorithm {
  public:
-  virtual Schedule plan(const PlanInput& input) const = 0;
+  // `sends_from_snapshot`: receives may overwrite data that later steps still send (all-to-all in
+  // place), so the buffer is copied to scratch once and every send reads the copy.
+  explicit ScheduledAlgorithm(const spec::AlgorithmSpec& spec, bool sends_from_snapshot = false);
 
+  const spec::AlgorithmSpec& spec() const { return spec_; }
+  Schedule plan(const PlanInput& input) const { return spec_.plan(input); }
+
+  Collective collective() const override { return collective_; }
+  std::string_view name() const override { return spec_.name; }
+  std::string_view when_it_wins() const override { return spec_.when_it_wins; }
+  uint32_t steps(int world_size) const override { return spec_.steps(world_size); }
   uint64_t payload_bytes_sent(int rank, int world_size, size_t count, size_t element_bytes,
                               int root) const override;
   uint64_t placed_payload_bytes_sent(int rank, std::span<const int> host_of_rank, size_t count,
                                      size_t element_bytes, int root) const override;
   void run(Communicator& comm, const CollectiveCall& call) const override;
 
- protected:
-  // True when receives may overwrite data that later steps still send (all-to-all in place): the
-  // buffer is then copied to scratch once and every send reads the copy.
-  virtual bool sends_from_snapshot() const { return false; }
+ private:
+  const spec::AlgorithmSpec& spec_;
+  const Collective collective_;
+  const bool sends_from_snapshot_;
 };
 
 // Runs `schedule` for this rank: shared by ScheduledAlgorithm::run and algorithms that add work
@@ -112,18 +62,5 @@ void run_schedule(Communicator& comm, const CollectiveCall& call, const Schedule
 // Throws std::invalid_argument unless the call is well formed for this communicator (buffer
 // large enough for count elements, root in range): caught before any byte moves.
 void check_call(const Communicator& comm, const CollectiveCall& call, std::string_view algorithm);
-
-inline int floor_log2(int n) {
-  int k = 0;
-  while ((2 << k) <= n) ++k;
-  return k;
-}
-
-// Rounds of a binomial tree over n ranks: the holders double each round.
-inline int ceil_log2(int n) {
-  int k = 0;
-  while ((1 << k) < n) ++k;
-  return k;
-}
 
 }  // namespace ringbench

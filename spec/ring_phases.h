@@ -11,7 +11,7 @@
 
 #include "schedule.h"
 
-namespace ringbench {
+namespace ringbench::spec {
 
 using PartOf = std::function<Range(int part)>;
 
@@ -41,4 +41,4 @@ inline void add_ring_allgather(Schedule& schedule, size_t first_tag, std::span<c
   }
 }
 
-}  // namespace ringbench
+}  // namespace ringbench::spec

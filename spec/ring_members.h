@@ -7,7 +7,7 @@
 
 #include "ring_phases.h"
 
-namespace ringbench {
+namespace ringbench::spec {
 
 inline std::vector<int> all_ranks(int world_size) {
   std::vector<int> ranks(static_cast<size_t>(world_size));
@@ -19,4 +19,4 @@ inline PartOf chunk_parts(const ChunkLayout& chunks) {
   return [chunks](int i) { return chunk_range(chunks, i); };
 }
 
-}  // namespace ringbench
+}  // namespace ringbench::spec

@@ -11,7 +11,7 @@
 
 #include "schedule.h"
 
-namespace ringbench {
+namespace ringbench::spec {
 
 struct PowerOfTwoFold {
   explicit PowerOfTwoFold(int n) : world(n), pof2(1 << floor_log2(n)), extra(n - (1 << floor_log2(n))) {}
@@ -61,4 +61,4 @@ inline void add_recursive_doubling_gather(Schedule& schedule, size_t first_tag, 
   }
 }
 
-}  // namespace ringbench
+}  // namespace ringbench::spec
