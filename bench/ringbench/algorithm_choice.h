@@ -5,8 +5,9 @@
 //     chunk sizes, prices every candidate:
 //       steps(N) x alpha + (payload bytes of its busiest rank) x beta
 //     and keeps those within kShortlistFactor of the cheapest.
-//  2. A trial decides: each shortlisted algorithm runs one block of calls at the size, and the
-//     lowest median wins (rank 0 decides and every rank follows).
+//  2. A race decides: the shortlisted algorithms take turns at the size, a clear loser leaves,
+//     and the lowest median wins (Sweep::auto_pick, statistics/race.h; rank 0 decides and every
+//     rank follows).
 // Why both: alpha-beta prices steps and bytes, not what this host does with them (a reduction
 // that cannot overlap the receive, non-neighbour traffic, ranks sharing cores), so on its own it
 // ranked rhd above ring at large sizes where rhd measured up to 47% slower; the trial catches that,

@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <chrono>
+#include <numeric>
+
 #include <fmt/format.h>
 
 #include "byte_size.h"
@@ -10,6 +13,7 @@
 #include "run_record.h"
 #include "size_sweep.h"
 #include "statistics/order_statistics.h"
+#include "statistics/race.h"
 #include "transport/collectives/ring_allreduce.h"
 
 namespace ringbench {
@@ -194,11 +198,12 @@ void Sweep::fit_link_model_once() {
   if (root_)
     fmt::print(report_.human(), "#\n# auto model   : alpha {:.1f} us per step, beta {:.3f} GB/s per link, fitted (Theil-Sen) on "
                "medians of this run's link test at {} chunk sizes, {}-{}; the algorithms it prices within {}x "
-               "of the cheapest run {} turns of {} calls each, taking turns, and the lowest median is picked\n",
+               "of the cheapest race in turns of {} calls, each leaving once its interval lies above the leader's, "
+               "for {}-{} turns or --max-time, and the lowest median is picked\n",
                link_model_->alpha_s * 1e6, link_model_->beta_s > 0 ? 1e-9 / link_model_->beta_s : 0.0, chunks.size(),
                format_byte_size(static_cast<uint64_t>(chunks.front())),
-               format_byte_size(static_cast<uint64_t>(chunks.back())), kShortlistFactor, kTrialTurns,
-               kTrialCallsPerTurn);
+               format_byte_size(static_cast<uint64_t>(chunks.back())), kShortlistFactor, kTrialCallsPerTurn,
+               kMinTrialTurns, kMaxTrialTurns);
 }
 
 // Trial options: one turn's calls, barrier-timed, unverified (the picked algorithm's own row is
@@ -213,24 +218,45 @@ BenchOptions Sweep::auto_trial_options(const BenchOptions& options) {
   return trial;
 }
 
-// The model's shortlist, then a trial of each on rank 0's clock; every rank follows rank 0.
+// The model's shortlist, then a race among them on rank 0's clock; every rank follows rank 0.
 const Algorithm& Sweep::auto_pick(Collective collective, uint64_t bytes) {
   const std::vector<const Algorithm*> list =
       shortlist(own_algorithms(collective), *link_model_, hosts_of_ranks_, bytes / esize_, esize_);
   if (list.size() == 1) return *list.front();
   std::vector<std::vector<double>> calls_us(list.size());  // rank 0: every trial call, by candidate
-  for (int turn = 0; turn < kTrialTurns; ++turn)
-    for (size_t i = 0; i < list.size(); ++i) {
+  std::vector<size_t> racing(list.size());
+  std::iota(racing.begin(), racing.end(), size_t{0});
+  const auto started = std::chrono::steady_clock::now();
+  for (int turn = 1; racing.size() > 1; ++turn) {
+    for (size_t i : racing) {
       const SizeResult trial = trial_.measure(*list[i], bytes);
       calls_us[i].insert(calls_us[i].end(), trial.call_us.begin(), trial.call_us.end());
     }
-  double pick = 0;  // rank 0's choice, an index into list
+    if (turn < kMinTrialTurns) continue;
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - started;
+    const bool last_turn = turn == kMaxTrialTurns ||
+                           (options_.max_seconds_per_size > 0 && elapsed.count() >= options_.max_seconds_per_size);
+    std::vector<size_t> standings;
+    if (root_) {
+      standings = stats::race_survivors(calls_us, racing, stats::kConfidence);
+      if (last_turn) standings.resize(1);  // the leader
+    }
+    racing = agree_on_standings(standings, list.size());
+  }
+  return *list[racing.front()];
+}
+
+std::vector<size_t> Sweep::agree_on_standings(const std::vector<size_t>& standings, size_t candidates) {
+  // Position k holds the k-th candidate's index + 1 on rank 0 and 0 elsewhere; max is rank 0's.
+  std::vector<double> positions(candidates, 0.0);
   if (root_)
-    for (size_t i = 1; i < list.size(); ++i)
-      if (stats::median(calls_us[i]) < stats::median(calls_us[static_cast<size_t>(pick)])) pick = static_cast<double>(i);
-  CollectiveCall call{DataType::Float64, ReduceOp::Max, std::as_writable_bytes(std::span(&pick, 1)), 1, 0};
+    for (size_t k = 0; k < standings.size(); ++k) positions[k] = static_cast<double>(standings[k] + 1);
+  CollectiveCall call{DataType::Float64, ReduceOp::Max, std::as_writable_bytes(std::span(positions)), candidates, 0};
   if (comm_.size() > 1) ring_allreduce().run(comm_, call);
-  return *list[static_cast<size_t>(pick)];
+  std::vector<size_t> agreed;
+  for (double p : positions)
+    if (p > 0) agreed.push_back(static_cast<size_t>(p) - 1);
+  return agreed;
 }
 
 void Sweep::keep_row(const SizeResult& result) {

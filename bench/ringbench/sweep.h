@@ -41,10 +41,13 @@ class Sweep {
   // The median over the rows that had an interval of its half-width / median (NaN: none had).
   double median_ci_width() const;
 
-  // auto's trials take turns: each shortlisted algorithm runs kTrialCallsPerTurn calls per turn for
-  // kTrialTurns turns, so a slow phase of a noisy machine hits every candidate alike; the lowest
-  // median over its calls wins.
-  static constexpr int kTrialTurns = 3;
+  // auto's trial is a race (statistics/race.h): the shortlisted algorithms take turns of
+  // kTrialCallsPerTurn calls, so a slow phase of a noisy machine hits every candidate alike. From
+  // the kMinTrialTurns-th turn on, a candidate whose interval lies wholly above the leader's
+  // leaves; the race ends with one left, after kMaxTrialTurns turns, or once --max-time is spent,
+  // and the lowest median wins. Close contenders get up to 40 calls each, clear losers 12.
+  static constexpr int kMinTrialTurns = 3;
+  static constexpr int kMaxTrialTurns = 10;
   static constexpr int kTrialCallsPerTurn = 4;
 
  private:
@@ -79,6 +82,9 @@ class Sweep {
   void fit_link_model_once();
   static BenchOptions auto_trial_options(const BenchOptions& options);
   const Algorithm& auto_pick(Collective collective, uint64_t bytes);
+  // Rank 0's standings after a turn, the leader first, agreed by every rank (`standings` is
+  // ignored elsewhere): no rank may leave or stay in the race alone.
+  std::vector<size_t> agree_on_standings(const std::vector<size_t>& standings, size_t candidates);
 
   // Counters, the results file and --format's rows, as soon as measured.
   void keep_row(const SizeResult& result);
