@@ -4,7 +4,7 @@
 #
 #   scripts/trust-check.sh [--quiet-runs K] [--loaded-runs K] [--auto-ranks "2 3 4 5"]
 #                          [--auto-sizes MIN:MAX] [--modes-ranks "2 4"] [--baseline RINGBENCH]
-#                          [--only quiet,loaded,auto,modes,cost] [--no-build]
+#                          [--only quiet,loaded,auto,modes,cost] [--bind none|core] [--no-build]
 #
 #   quiet   K default runs at N=4, one after the other: the 16 MiB medians with their intervals and
 #           their spread across runs.
@@ -17,15 +17,17 @@
 #           median of each mode's run medians, and whether the two modes' intervals overlap.
 #   cost    with --baseline (an older ringbench binary), default runs of both, interleaved, 3 each:
 #           the ratio of median wall times.
+# --bind core: mpirun binds each rank to one core, round robin (several per core where ranks
+# outnumber cores), instead of letting the kernel move them (--bind-to none, the default).
 # Defaults: 5 quiet and 3 loaded runs, N = 2 3 4 5 for auto at 64K:64M, N = 2 4 for the modes,
 # every part. Only 127.0.0.1 is used.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/setup.sh"
 
-quiet_runs=5 loaded_runs=3 auto_ranks="2 3 4 5" auto_sizes=64K:64M modes_ranks="2 4" baseline="" build=1
+quiet_runs=5 loaded_runs=3 auto_ranks="2 3 4 5" auto_sizes=64K:64M modes_ranks="2 4" baseline="" build=1 bind=none
 only=quiet,loaded,auto,modes,cost
-usage() { sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
     --quiet-runs) quiet_runs=$2; shift 2 ;;
@@ -35,11 +37,13 @@ while [ $# -gt 0 ]; do
     --modes-ranks) modes_ranks=$2; shift 2 ;;
     --baseline) baseline=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
+    --bind) bind=$2; shift 2 ;;
     --no-build) build=0; shift ;;
     -h|--help) usage ;;
     *) echo "trust-check.sh: unknown argument $1" >&2; usage ;;
   esac
 done
+case $bind in none|core) ;; *) echo "trust-check.sh: --bind must be none or core, not '$bind'" >&2; exit 2 ;; esac
 install_missing_packages
 [ $build = 0 ] || configure_and_build
 ringbench=$RINGBENCH_BUILD/bin/ringbench
@@ -55,14 +59,15 @@ trap cleanup EXIT
 # Open MPI's TCP on loopback for the mpi rows, as compare.sh does: the same wire as ours.
 launch() {  # launch N ARGS...
   local n=$1; shift
-  local over=(); [ "$n" -gt "$(nproc)" ] && over=(--oversubscribe)
-  mpirun -np "$n" "${over[@]}" --bind-to none --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo \
+  local over=() binding=$bind
+  [ "$n" -gt "$(nproc)" ] && over=(--oversubscribe) && [ "$bind" = core ] && binding=core:overload-allowed
+  mpirun -np "$n" "${over[@]}" --bind-to "$binding" --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo \
     "$ringbench" -q "$@"
 }
 
 part() { [[ ",$only," == *",$1,"* ]]; }
 
-echo "# trust-check on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores, $(date -u +%FT%TZ)"
+echo "# trust-check on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores, --bind-to $bind, $(date -u +%FT%TZ)"
 if part quiet || part loaded; then
   echo "# quiet: $quiet_runs default runs at N=4"
   for i in $(seq "$quiet_runs"); do launch 4 -o "$work/quiet.h5" > "$work/quiet_$i.txt"; done
