@@ -27,7 +27,7 @@ source "$here/setup.sh"
 
 quiet_runs=5 loaded_runs=3 auto_ranks="2 3 4 5" auto_sizes=64K:64M modes_ranks="2 4" baseline="" build=1 bind=none
 only=quiet,loaded,auto,modes,cost
-usage() { sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
     --quiet-runs) quiet_runs=$2; shift 2 ;;
