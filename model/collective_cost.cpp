@@ -46,15 +46,17 @@ CollectiveCost CostModel::cost(Op op, Algorithm algorithm, const Batch& batch, u
     alpha_us = std::max(alpha_us, steps.latency_us);
     phased = phased || steps.phased;
   }
-  LinkLoads::Bottleneck b = loads_.bottleneck(fabric_);
-  if (phased && phases_ == Phases::Sequential) {
-    const int split = fabric_.scale_up_links();
-    const auto up = loads_.bottleneck(fabric_, 0, split);
-    const auto net = loads_.bottleneck(fabric_, split, static_cast<int>(fabric_.links()));
-    b.seconds = up.seconds + net.seconds;  // b.link stays the busiest link overall
-  }
+  // The two levels' busiest links: their sum for a phased algorithm (collective_cost.h), else
+  // the busier of the two, which is the busiest link overall.
+  const int split = fabric_.scale_up_links();
+  const auto up = loads_.bottleneck(fabric_, 0, split);
+  const auto net = loads_.bottleneck(fabric_, split, static_cast<int>(fabric_.links()));
+  const auto b = up.seconds >= net.seconds ? up : net;  // names the busiest link in either case
+  out.phased = phased;
+  out.scale_up_us = up.seconds * 1e6;
+  out.network_us = net.seconds * 1e6;
   out.latency_us = cluster().launch_overhead_us + alpha_us;
-  out.bandwidth_us = b.seconds * 1e6;
+  out.bandwidth_us = phased ? out.scale_up_us + out.network_us : std::max(out.scale_up_us, out.network_us);
   out.time_us = out.latency_us + out.bandwidth_us;
   out.algbw_GBps = GBps(static_cast<double>(bytes), out.time_us);
   out.busbw_GBps = out.algbw_GBps * bus_factor(op, out.group_size);

@@ -6,6 +6,20 @@
 //     time = launch overhead + max over groups (latency steps x hop latency)       [alpha]
 //          + max over links (bytes all groups put on the link / link capacity)     [beta]
 //
+// except for a phased algorithm (hierarchical, tree, halving-doubling and nvls across islands:
+// a scale-up phase and a network phase that wait for each other's results), whose beta term is
+// the busiest scale-up port's time PLUS the busiest network link's time. That is the one rule, for
+// `topomodel collective`, `step`, `sweep` and `validate` alike. Why not overlap the phases, as
+// NCCL's chunk pipelining tries to: fully overlapped, a 16-GPU all-reduce over two DGX A100
+// would reach 249 GB/s busbw (halving-doubling) and over two DGX H100 514 GB/s (nvls), above
+// the best busbw of one node alone (232.5 and 480 GB/s, published_figures.cpp), which no
+// published multi-node nccl-tests figure shows. The one multi-node figure found that tests the
+// rule, 8 H100 + 8x 400 Gb/s per node at 2 nodes, 4-8 GB, reports 430 GB/s busbw with NVLS and
+// 330 without (NVIDIA/nccl#1221): NVLS overlaps its phases partly (this rule prices it at about
+// 300, below the figure; full overlap, 514, would be above one node's 480). A partial-overlap
+// rule fitted to that one figure would have nothing left to check it, so every phased algorithm
+// adds its phases until a second figure can; docs/model.md#collective-costs gives the numbers.
+//
 // Groups in one batch share every link they have in common (a NIC, a leaf's uplinks), so the
 // batch's time is the time of its slowest group, which is what a synchronous step waits for.
 // Different batches are costed separately: they are at different moments of the step.
@@ -35,7 +49,12 @@ struct CollectiveCost {
   uint64_t bytes = 0;   // S, per the nccl-tests convention (collective.h)
   double time_us = 0;
   double latency_us = 0;    // launch overhead + alpha terms
-  double bandwidth_us = 0;  // the beta term, on the bottleneck link
+  double bandwidth_us = 0;  // the beta term: the bottleneck link's time, or a phased algorithm's sum
+  // The busiest scale-up port's time and the busiest network link's (NIC, leaf, pod) time. A
+  // phased algorithm's bandwidth_us is their sum; any other's is the larger of the two.
+  bool phased = false;
+  double scale_up_us = 0;
+  double network_us = 0;
   double algbw_GBps = 0;
   double busbw_GBps = 0;
   double wire_bytes_per_gpu = 0;  // bytes each GPU puts on its links (scale-up + NIC), average
@@ -48,17 +67,6 @@ using Batch = std::vector<GroupLayout>;
 class CostModel {
  public:
   explicit CostModel(const Cluster& cluster);  // validates the cluster (InputError)
-
-  // How algorithms with a scale-up phase and a network phase (hierarchical; in-switch reduction
-  // across islands) are costed. Overlapped: NCCL-style chunk pipelining hides the shorter phase
-  // completely (max over all links), part 1's default and what `topomodel collective` shows.
-  // Sequential: the phases add (busiest scale-up port + busiest network link). The training-step
-  // model uses Sequential: with full overlap a 16-GPU all-reduce over two DGX A100 would reach
-  // 250 GB/s busbw, above the 232 GB/s of one node's NVLink alone, which nccl-tests never shows
-  // across nodes; at the tens of MB of a TP all-reduce the pipeline's fill and drain are not hidden.
-  enum class Phases { Overlapped, Sequential };
-  void set_phases(Phases phases) { phases_ = phases; }
-  Phases phases() const { return phases_; }
 
   const Cluster& cluster() const { return fabric_.cluster(); }
   const Fabric& fabric() const { return fabric_; }
@@ -77,7 +85,6 @@ class CostModel {
  private:
   Fabric fabric_;
   LinkLoads loads_;
-  Phases phases_ = Phases::Overlapped;
 };
 
 // Index of the fastest applicable entry, or -1 if none applies.

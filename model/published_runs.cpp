@@ -196,7 +196,6 @@ std::vector<RunCase> all_cases() {
 StepResult model_run(const RunCase& c) {
   const Cluster cluster = with_gpus(preset(c.cluster), c.placement.gpus());
   CostModel cost(cluster);
-  cost.set_phases(CostModel::Phases::Sequential);
   const Transformer m = c.workload();
   TransformerWorkload w(m, c.config, gpu_spec(cluster.gpu), false);
   const PlacementResult comm = evaluate(cost, w, c.placement);

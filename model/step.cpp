@@ -311,11 +311,8 @@ StepResult step(CostModel& model, const Transformer& m, const TrainingConfig& c,
   std::string why;
   if (!divisible(m, c, p, why)) throw InputError(fmt::format("placement {}: {}", p.shape(), why));
   const GpuSpec gpu = gpu_spec(model.cluster().gpu);
-  const auto saved = model.phases();
-  model.set_phases(CostModel::Phases::Sequential);
   TransformerWorkload w(m, c, gpu, false);
   const PlacementResult comm = evaluate(model, w, p);
-  model.set_phases(saved);
   return step_from(comm, m, c, gpu);
 }
 
@@ -323,8 +320,6 @@ StepSweep step_sweep(CostModel& model, const Transformer& m, const TrainingConfi
                      const std::vector<int>& micro_batches, const SweepOptions& options) {
   validate(m);
   const GpuSpec gpu = gpu_spec(model.cluster().gpu);
-  const auto saved = model.phases();
-  model.set_phases(CostModel::Phases::Sequential);
   StepSweep out;
   for (int mb : micro_batches) {
     if (mb < 1) throw InputError(fmt::format("--micro-batch must be >= 1, got {}", mb));
@@ -346,7 +341,6 @@ StepSweep step_sweep(CostModel& model, const Transformer& m, const TrainingConfi
     }
     out.rejected.insert(out.rejected.end(), w.rejections().begin(), w.rejections().end());
   }
-  model.set_phases(saved);
   if (out.results.empty()) {
     throw InputError(fmt::format("no placement of {} GPUs fits {} (first rejection: {})", gpus, m.name,
                                  out.rejected.empty() ? "none" : out.rejected.front().why));
