@@ -29,6 +29,7 @@
 #include <fmt/format.h>
 
 #include "communicator.h"
+#include "debug_log.h"
 #include "error.h"
 #include "peer_card.h"
 #include "socket_options.h"
@@ -56,6 +57,10 @@ class MeshBuilder {
   void open_listeners(const std::array<InterfaceChoice, 2>& routes);
   void listen_and_publish();
   void choose_routes();
+  // INFO NET: the interfaces this rank could use and what each case would choose.
+  void log_candidates(const PeerCard& mine) const;
+  // INFO NET: a new connection's peer, its address, and the socket options in force.
+  void log_connection(const Connection& connection, bool opened_by_us) const;
   // Binds an outgoing socket to this rank's chosen address, so a connection proves that the
   // peer's address is reachable from ours.
   void bind_source(int fd, int peer);
@@ -181,6 +186,7 @@ void MeshBuilder::listen_and_publish() {
   // listen on both, and close the listener not needed once every card is in (choose_routes).
   const auto filter = parse_interface_filter(options.iface_spec, options.iface_origin);
   mine.routes = {choose_interface(mine.interfaces, filter, true), choose_interface(mine.interfaces, filter, false)};
+  log_candidates(mine);
   open_listeners(mine.routes);
   mine.port = port_;
   mine.secret_proposal = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
@@ -190,6 +196,17 @@ void MeshBuilder::listen_and_publish() {
          fmt::format("bootstrap returned {} addresses for {} ranks", blobs.size(), comm_.size_));
   for (int r = 0; r < comm_.size_; ++r) comm_.cards_.push_back(decode_card(blobs[r], r));
   secret_ = comm_.cards_[0].secret_proposal;
+}
+
+void MeshBuilder::log_candidates(const PeerCard& mine) const {
+  if (!debug::enabled(debug::Level::Info, debug::Subsys::Net)) return;
+  std::string up;
+  for (const auto& candidate : mine.interfaces)
+    up += fmt::format("{}{} {}", up.empty() ? "" : ", ", candidate.name, candidate.address);
+  debug::info(debug::Subsys::Net, comm_.rank_,
+              "interfaces up: {}; if every rank shares this host: {} ({}); if not: {} ({}); filter: {}",
+              up.empty() ? "none" : up, mine.routes[0].name, mine.routes[0].reason, mine.routes[1].name,
+              mine.routes[1].reason, comm_.options_.iface_spec.empty() ? "none" : comm_.options_.iface_spec);
 }
 
 void MeshBuilder::choose_routes() {
@@ -209,9 +226,10 @@ void MeshBuilder::choose_routes() {
   // From here on this rank listens only on the chosen interface's address.
   comm_.listener_ = listeners_[route] ? std::move(listeners_[route]) : std::move(listeners_[1]);
   listeners_ = {};
-  comm_.log(fmt::format("interface {} ({}): {}; listening on {}:{}; {} ranks on {} host(s)", comm_.interface_.name,
-                        comm_.interface_.address, comm_.interface_.reason, comm_.interface_.address,
-                        cards[comm_.rank_].port, comm_.size_, comm_.distinct_hosts().size()));
+  if (debug::enabled(debug::Level::Info, debug::Subsys::Net))
+    debug::info(debug::Subsys::Net, comm_.rank_, "interface {} ({}): {}; listening on {}:{}; {} ranks on {} host(s)",
+                comm_.interface_.name, comm_.interface_.address, comm_.interface_.reason, comm_.interface_.address,
+                cards[comm_.rank_].port, comm_.size_, comm_.distinct_hosts().size());
 }
 
 // "rank 1 on h2 (eth0 10.0.0.2)": a rank and where it talks, for failures that concern a pair.
@@ -411,8 +429,18 @@ void MeshBuilder::add_connection(Pending& p, int peer_rank) {
   // Both handshake messages crossed this connection: they are protocol overhead.
   connection->record_sent(wire::kHelloBytes, 0);
   connection->record_received(wire::kHelloBytes, 0);
+  log_connection(*connection, opened_by_us);
   comm_.connections_[peer_rank] = std::move(connection);
   ++established_;
+}
+
+void MeshBuilder::log_connection(const Connection& connection, bool opened_by_us) const {
+  if (!debug::enabled(debug::Level::Info, debug::Subsys::Net)) return;
+  const PeerCard& card = comm_.cards_[connection.peer_rank()];
+  debug::info(debug::Subsys::Net, comm_.rank_, "connected to rank {} on {} at {} ({}, listening on {}:{}): {}",
+              connection.peer_rank(), card.host.hostname, connection.peer_address(),
+              opened_by_us ? "this rank connected" : "it connected", card.chosen.address, card.port,
+              describe_socket_options(connection.fd(), comm_.options_.socket_buffer_bytes));
 }
 
 }  // namespace ringbench

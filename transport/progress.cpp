@@ -33,6 +33,7 @@
 #include <fmt/format.h>
 
 #include "communicator.h"
+#include "debug_log.h"
 #include "error.h"
 #include "liveness.h"
 #include "strangers.h"
@@ -150,6 +151,10 @@ class Loop {
   std::vector<std::byte> read_notice(Connection& c, const std::byte* have, size_t have_bytes, size_t length);
   [[noreturn]] void fail_from_notice(Connection& from, const wire::AbortNotice& notice);
   [[noreturn]] void fail(TransportErrorKind kind, int failed, int detected_by, int reported_by, const std::string& cause);
+  // TRACE COLL: the call on entry, then each frame as it completes (debug_log.h; free when off).
+  void trace_entry() const;
+  void trace_done(const SendState& s) const;
+  void trace_done(const RecvState& r) const;
 
   Communicator& comm_;
   std::vector<std::unique_ptr<Connection>>& connections_;
@@ -503,11 +508,13 @@ Loop::Pass Loop::try_every_operation_once() {
     if (s.finished()) continue;
     pass.pending = true;
     if (ready(s)) pass.moved |= guarded_progress(s);
+    if (s.finished()) trace_done(s);
   }
   for (auto& r : recvs) {
     if (r.finished()) continue;
     pass.pending = true;
     if (ready(r)) pass.moved |= guarded_progress(r);
+    if (r.finished()) trace_done(r);
   }
   return pass;
 }
@@ -576,9 +583,31 @@ void Loop::handle_poll_events() {
   }
 }
 
+void Loop::trace_entry() const {
+  if (!debug::enabled(debug::Level::Trace, debug::Subsys::Coll)) return;
+  debug::trace(debug::Subsys::Coll, rank_, "{} {} call #{} step {}/{}: {} send(s), {} receive(s)", where_.algorithm,
+               where_.collective, comm_.sequence(), where_.step + 1, where_.steps, sends.size(), recvs.size());
+}
+
+void Loop::trace_done(const SendState& s) const {
+  if (!debug::enabled(debug::Level::Trace, debug::Subsys::Coll)) return;
+  debug::trace(debug::Subsys::Coll, rank_, "{} {} call #{} step {}/{}: sent {} B to rank {}, {:.1f} us into the call",
+               where_.algorithm, where_.collective, comm_.sequence(), s.step + 1, where_.steps, s.payload.size(),
+               s.connection->peer_rank(), seconds(Clock::now() - entered_) * 1e6);
+}
+
+void Loop::trace_done(const RecvState& r) const {
+  if (!debug::enabled(debug::Level::Trace, debug::Subsys::Coll)) return;
+  debug::trace(debug::Subsys::Coll, rank_,
+               "{} {} call #{} step {}/{}: received {} B from rank {}, {:.1f} us into the call", where_.algorithm,
+               where_.collective, comm_.sequence(), r.spec->step + 1, where_.steps, r.spec->payload.size(),
+               r.connection->peer_rank(), seconds(Clock::now() - entered_) * 1e6);
+}
+
 void Loop::run() {
   entered_ = last_progress_ = heard_floor_ = last_check_ = Clock::now();
   next_watchdog_ = entered_ + options_.watchdog_interval;
+  trace_entry();
   if (options_.fault_hook) options_.fault_hook(rank_, comm_.sequence(), false);
   bool waited = false;
   for (;;) {

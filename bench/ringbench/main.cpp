@@ -35,6 +35,7 @@
 #include "statistics/order_statistics.h"
 #include "transport/collectives/ring_allreduce.h"
 #include "transport/communicator.h"
+#include "transport/debug_log.h"
 #include "transport/error.h"
 
 using namespace ringbench;
@@ -195,6 +196,29 @@ std::string problem_with_this_world(const MpiBootstrap& mpi, const BenchOptions&
   return fault_rank_problem(options.injects, mpi.size());
 }
 
+// RINGBENCH_DEBUG, _SUBSYS and _FILE (transport/debug_log.h), applied before any socket opens. A
+// bad value is the same on every rank, so rank 0 names it; a file that cannot be opened is this
+// rank's own. False: the run stops with exit code 2.
+bool diagnostics_started(const MpiBootstrap& mpi) {
+  debug::Config config;
+  try {
+    config = debug::config_from_environment();
+  } catch (const TransportError& e) {
+    if (mpi.rank() == 0) std::fprintf(stderr, "ringbench: error: %s\n", e.what());
+    return false;
+  }
+  try {
+    debug::configure(config);
+  } catch (const TransportError& e) {
+    std::fprintf(stderr, "ringbench: error: rank %d: %s\n", mpi.rank(), e.what());
+    return false;
+  }
+  debug::info(debug::Subsys::Init, mpi.rank(), "ringbench {} ({}), rank {} of {}, launched by {}; diagnostics {}",
+              kVersion, kGitRevision, mpi.rank(), mpi.size(), mpi.uses_mpi() ? "MPI" : "the file bootstrap",
+              debug::describe(config));
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -214,6 +238,7 @@ int main(int argc, char** argv) {
   ParsedCommandLine parsed = parse_command_line(argc, argv, root);
   if (!parsed.options) return parsed.exit_code;  // --help, --version or a bad flag: no notice
   if (!single_rank.empty()) std::fprintf(stderr, "%s\n", single_rank.c_str());
+  if (!diagnostics_started(mpi)) return exit_code::kBadInput;
   if (std::string problem = problem_with_this_world(mpi, *parsed.options); !problem.empty()) {
     if (root) std::fprintf(stderr, "ringbench: error: %s\n", problem.c_str());
     return exit_code::kBadInput;

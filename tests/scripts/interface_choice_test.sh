@@ -56,7 +56,9 @@ start() {
   shift 5
   mkdir -p "$case/boot"
   for r in 0 1; do
-    local vars=(RINGBENCH_BOOTSTRAP_DIR="$PWD/$case/boot" RINGBENCH_RANK=$r RINGBENCH_SIZE=2)
+    # RINGBENCH_DEBUG: the interface line each rank's log is checked for is an INFO NET line.
+    local vars=(RINGBENCH_BOOTSTRAP_DIR="$PWD/$case/boot" RINGBENCH_RANK=$r RINGBENCH_SIZE=2
+                RINGBENCH_DEBUG=INFO RINGBENCH_DEBUG_SUBSYS=NET)
     [ "${env[$r]}" = - ] || vars+=(RINGBENCH_SOCKET_IFNAME="${env[$r]}")
     ip netns exec "${ns[$r]}" env "${vars[@]}" "$ringbench" "$@" -o "$PWD/$case/out.h5" \
       >"$case/out.$r" 2>"$case/err.$r" &
@@ -83,7 +85,7 @@ expect() {
   echo "$case: $got"
   [ "$(cat "$case/rc.0") $(cat "$case/rc.1")" = "0 0" ] || { fail "$case: exit $(cat "$case/rc.0") $(cat "$case/rc.1"): $(cat "$case/err.0" "$case/err.1")"; return; }
   [[ $got == "$name ("*"): $reason" ]] || fail "$case: interface '$got', expected $name with reason '$reason'"
-  grep -q "rank 1: interface $name " "$case/err.1" || fail "$case: rank 1 did not choose $name: $(cat "$case/err.1")"
+  grep -q ":1 ringbench INFO NET interface $name " "$case/err.1" || fail "$case: rank 1 did not choose $name: $(cat "$case/err.1")"
 }
 
 # expect_bad CASE SPEC_VIA WANT: exit 2 with one line naming the input, and no card published
@@ -102,7 +104,7 @@ expect_bad() {
 
 # --- The listener: while the job runs (rank 1 stalls 3 s at call 2), only ib0's address answers.
 start listener "$a" "$b" - - "${sweep[@]}" -i 4 --timeout 20 --inject stall:1@2:3
-for _ in $(seq 100); do [ -s listener/boot/card.0 ] && grep -q "rank 0: interface" listener/err.0 && break; sleep 0.1; done
+for _ in $(seq 100); do [ -s listener/boot/card.0 ] && grep -q ":0 ringbench INFO NET interface " listener/err.0 && break; sleep 0.1; done
 [ -s listener/boot/card.0 ] || { echo "FAIL: listener: rank 0 published no card: $(cat listener/err.0)" >&2; exit 1; }
 port=$(sed -n 's/^port=//p' listener/boot/card.0)
 # Before the bootstrap a rank listens on its one-host choice (lo) too; it closes it at once.
