@@ -5,7 +5,8 @@
 // peer, not a connection that is closed, and not one where a data frame is half written (the
 // notice would land inside its payload). Each receiver fails with the same diagnosis and relays it
 // once the same way, so a survivor cut off from the detector still hears it through another rank.
-// Both writes are bounded in time: a peer that does not read cannot hold us.
+// Both writes are bounded in time: a peer that does not read cannot hold us. Then the flight
+// recorder is dumped (flight_recorder.h), with this rank's diagnosis.
 
 #include <poll.h>
 
@@ -68,6 +69,8 @@ void Communicator::abort_job(const TransportError& failure) {
   }
   flush_all(targets, std::chrono::milliseconds(500));
   if (!told.empty()) log(fmt::format("told rank(s) {} to abort", told));
+  // After the notices, so that writing the dump never delays the others' verdict.
+  dump_flight("failure", &failure);
 }
 
 void Communicator::say_goodbye() {

@@ -118,4 +118,57 @@ std::span<std::byte> Communicator::scratch(size_t bytes) {
   return {scratch_.data(), bytes};
 }
 
+void Communicator::dump_on_signal() {
+  if (!flight_signal_) flight_signal_ = Fd(open_flight_signal_fd());
+}
+
+void Communicator::on_flight_signal() {
+  bool any = false;
+  while (read_flight_signal(flight_signal_.get())) any = true;
+  if (any) dump_flight("SIGUSR1", nullptr);
+}
+
+std::vector<PeerHeard> Communicator::peers_heard() const {
+  const auto now = Connection::Clock::now();
+  std::vector<PeerHeard> heard;
+  for (const auto& c : connections_)
+    if (c)
+      heard.push_back({c->peer_rank(), std::chrono::duration<double>(now - c->last_received()).count(),
+                       c->state() == Connection::State::Closed, c->departed()});
+  return heard;
+}
+
+std::string Communicator::flight_diagnosis(const std::vector<FlightEntry>& entries, const TransportError* failure) const {
+  std::string mine = describe_last_call(entries);
+  if (mine.empty()) mine = "no collective recorded yet";
+  const std::string heard = fmt::format("  rank {} last heard: {}\n", rank_, describe_heard(peers_heard()));
+  // The first survivor speaks for the job: rank 0, or rank 1 when rank 0 is the one that failed.
+  const int failed = failure ? failure->peer_rank() : -1;
+  if (!failure || rank_ != (failed == 0 ? 1 : 0))
+    return fmt::format("rank {}: {}\n", rank_, mine) + heard;
+  const ErrorFacts& facts = failure->facts();
+  std::string verdict = failed >= 0 ? fmt::format("rank {} failed: {}", failed, facts.what) : facts.what;
+  if (facts.detected_by >= 0 && facts.detected_by != rank_) verdict += fmt::format(" (detected by rank {})", facts.detected_by);
+  std::string text = fmt::format("diagnosis by rank {}, the first survivor: {}\n  rank {}: {}\n", rank_, verdict, rank_, mine);
+  if (failed >= 0) text += fmt::format("  {}\n", describe_last_frame_from(entries, failed));
+  return text + heard;
+}
+
+void Communicator::dump_flight(std::string_view reason, const TransportError* failure) {
+  // The entries of the last few calls make one screen; the file gets every entry held.
+  constexpr size_t kRecentCalls = 3;
+  const auto now = FlightEntry::Clock::now();
+  const auto entries = flight_.entries();
+  FlightDump dump;
+  dump.reason = std::string(reason);
+  dump.diagnosis = flight_diagnosis(entries, failure);
+  dump.recent = format_entries(last_calls(entries, kRecentCalls), now);
+  dump.all = format_entries(entries, now);
+  if (flight_sink_) {
+    flight_sink_(dump);
+    return;
+  }
+  log(fmt::format("flight recorder ({}):\n{}{}", dump.reason, dump.diagnosis, dump.recent));
+}
+
 }  // namespace ringbench

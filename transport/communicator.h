@@ -25,6 +25,7 @@
 #include "connection.h"
 #include "error.h"
 #include "fd.h"
+#include "flight_recorder.h"
 #include "host_identity.h"
 #include "interfaces.h"
 #include "options.h"
@@ -87,13 +88,29 @@ struct KernelCheck {
   bool ok() const { return ours_sent == kernel_sent && ours_received == kernel_received; }
 };
 
+// One dump of the flight recorder (flight_recorder.h), handed to Communicator::set_flight_sink.
+struct FlightDump {
+  std::string reason;     // "SIGUSR1", or "failure"
+  // This rank's view, a few lines: on the first survivor of a failure the job's diagnosis (who
+  // failed, as decided, and where this rank stands); elsewhere this rank's own line.
+  std::string diagnosis;
+  std::string recent;  // the entries of the last few calls: one screen
+  std::string all;     // every entry the recorder holds
+};
+
+// What a launch is waiting for, for a launch deadline's message: "the connection from rank 3
+// (10.0.0.2:40123)". Called by Communicator::connect each time that changes; may be empty.
+using LaunchPhaseHook = std::function<void(const std::string& waiting_for)>;
+
 class StrangerDoor;
 
 class Communicator {
  public:
   // Publishes this rank through the bootstrap (one allgather), then connects to every other rank
   // and completes the handshakes. Blocks for the bootstrap, then up to options.connect_timeout.
-  static std::unique_ptr<Communicator> connect(Bootstrap& bootstrap, TransportOptions options);
+  // on_phase hears what the set-up waits for, at each change (a launch watchdog's message).
+  static std::unique_ptr<Communicator> connect(Bootstrap& bootstrap, TransportOptions options,
+                                               LaunchPhaseHook on_phase = {});
   ~Communicator();
 
   int rank() const { return rank_; }
@@ -147,6 +164,21 @@ class Communicator {
 
   void log(std::string_view line) const;
 
+  // The flight recorder (flight_recorder.h): the progress loop records into it.
+  FlightRecorder& flight_recorder() { return flight_; }
+  // Where dumps go. Without a sink, the diagnosis and the recent entries go to stderr.
+  void set_flight_sink(std::function<void(const FlightDump&)> sink) { flight_sink_ = std::move(sink); }
+  // From now on SIGUSR1 dumps the recorder, read by the progress loop while it waits (within its
+  // poll interval of any wait). The signal must already be blocked in every thread
+  // (block_flight_signal(), flight_recorder.h), or it kills the process as by default.
+  void dump_on_signal();
+  // The signalfd the progress loop polls (-1: none); a readable one means SIGUSR1 arrived.
+  int flight_signal_fd() const { return flight_signal_.get(); }
+  // Consumes the pending signal and dumps (the loop brings the entries up to date first).
+  void on_flight_signal();
+  // Formats the recorder and hands it to the sink; `failure` (may be null) is the job's verdict.
+  void dump_flight(std::string_view reason, const TransportError* failure);
+
  private:
   Communicator(int rank, int size, TransportOptions options);
   Connection& peer(int rank);
@@ -154,6 +186,10 @@ class Communicator {
   void abort_job(const TransportError& failure);
   // The door for strangers that connect after set-up (strangers.h), made on first use.
   StrangerDoor& strangers();
+  // How long since each peer was last heard, for a dump.
+  std::vector<PeerHeard> peers_heard() const;
+  // This rank's view for a dump (FlightDump::diagnosis).
+  std::string flight_diagnosis(const std::vector<FlightEntry>& entries, const TransportError* failure) const;
   // After a clean run: a Bye on every connection, so peers do not take our exit for a death.
   void say_goodbye();
 
@@ -169,6 +205,11 @@ class Communicator {
   std::vector<std::byte> scratch_;
   std::optional<TransportError> failure_;
   std::unique_ptr<StrangerDoor> strangers_;
+  FlightRecorder flight_;
+  std::function<void(const FlightDump&)> flight_sink_;
+  Fd flight_signal_;
+  // The phase hook of connect(), while set-up runs.
+  LaunchPhaseHook on_phase_;
 
   friend class MeshBuilder;
 };

@@ -70,6 +70,12 @@ class MeshBuilder {
   void complete_handshakes();
   // Throws the Timeout naming this rank and each peer whose handshake is missing, with addresses.
   [[noreturn]] void fail_missing_handshakes();
+  // Tells the launch watchdog what set-up now waits for (Communicator::connect's on_phase).
+  void phase(const std::string& waiting_for) const {
+    if (comm_.on_phase_) comm_.on_phase_(waiting_for);
+  }
+  // The peers whose handshake is still missing, as a phase: "the connection from rank 3 (...)".
+  std::string missing_handshakes() const;
   void on_incoming_hello(Pending& p);
   void on_outgoing_reply(Pending& p);
   void add_connection(Pending& p, int peer_rank);
@@ -98,9 +104,12 @@ class MeshBuilder {
   int established_ = 0;
 };
 
-std::unique_ptr<Communicator> Communicator::connect(Bootstrap& bootstrap, TransportOptions options) {
+std::unique_ptr<Communicator> Communicator::connect(Bootstrap& bootstrap, TransportOptions options,
+                                                   LaunchPhaseHook on_phase) {
   std::unique_ptr<Communicator> comm(new Communicator(bootstrap.rank(), bootstrap.size(), std::move(options)));
+  comm->on_phase_ = std::move(on_phase);
   MeshBuilder(*comm, bootstrap).build();
+  comm->on_phase_ = {};
   return comm;
 }
 
@@ -190,6 +199,8 @@ void MeshBuilder::listen_and_publish() {
   open_listeners(mine.routes);
   mine.port = port_;
   mine.secret_proposal = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  phase(fmt::format("the address exchange (every rank's card through the bootstrap; this rank listens on port {})",
+                    port_));
   auto blobs = bootstrap_.allgather(encode_card(mine));
   if (static_cast<int>(blobs.size()) != comm_.size_)
     fail(TransportErrorKind::Handshake, -1,
@@ -294,6 +305,8 @@ Fd MeshBuilder::connect_to(int peer) {
 void MeshBuilder::start_outgoing() {
   // Connect to every lower rank and send the Hello at once.
   for (int peer = 0; peer < comm_.rank_; ++peer) {
+    phase(fmt::format("the connection to rank {} ({}:{})", peer, comm_.cards_[peer].chosen.address,
+                      comm_.cards_[peer].port));
     Fd fd = connect_to(peer);
     set_nodelay(fd.get());
     const std::string where = fmt::format("{}:{}", comm_.cards_[peer].chosen.address, comm_.cards_[peer].port);
@@ -333,11 +346,25 @@ void MeshBuilder::fail_missing_handshakes() {
   fail(std::move(facts));
 }
 
+std::string MeshBuilder::missing_handshakes() const {
+  std::string missing;
+  for (int r = 0; r < comm_.size_; ++r) {
+    if (r == comm_.rank_ || comm_.connections_[r]) continue;
+    const std::string where = fmt::format("{}:{}", comm_.cards_[r].chosen.address, comm_.cards_[r].port);
+    missing += fmt::format("{}{} rank {} ({})", missing.empty() ? "" : "; ",
+                           r < comm_.rank_ ? "the handshake reply from" : "the connection from", r, where);
+  }
+  return missing;
+}
+
 void MeshBuilder::complete_handshakes() {
   // A silent stranger is dropped after this long; a real peer answers within milliseconds.
   const auto stranger_grace = std::min<Clock::duration>(comm_.options_.connect_timeout, std::chrono::seconds(10));
   std::vector<pollfd> fds;
+  int announced = -1;
   while (established_ < comm_.size_ - 1) {
+    if (announced != established_) phase(missing_handshakes());
+    announced = established_;
     auto now = Clock::now();
     if (now >= deadline_) fail_missing_handshakes();
     // Drop strangers that stayed silent too long.

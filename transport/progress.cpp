@@ -151,6 +151,10 @@ class Loop {
   std::vector<std::byte> read_notice(Connection& c, const std::byte* have, size_t have_bytes, size_t length);
   [[noreturn]] void fail_from_notice(Connection& from, const wire::AbortNotice& notice);
   [[noreturn]] void fail(TransportErrorKind kind, int failed, int detected_by, int reported_by, const std::string& cause);
+  // The flight recorder (flight_recorder.h): one entry per operation when the call starts, brought
+  // up to date (bytes, state) only when the call ends, fails or dumps.
+  void record_flight();
+  void update_flight(FlightEntry::State unfinished);
   // TRACE COLL: the call on entry, then each frame as it completes (debug_log.h; free when off).
   void trace_entry() const;
   void trace_done(const SendState& s) const;
@@ -179,6 +183,8 @@ class Loop {
   std::vector<pollfd> poll_fds_;
   std::vector<Connection*> watched_;
   size_t first_watched_ = 0, first_door_ = 0;
+  size_t flight_signal_at_ = 0;  // the flight signal's entry in poll_fds_, when < first_door_
+  std::vector<FlightRecorder::Id> flight_ids_;  // sends', then receives' entries
 };
 
 bool Loop::progress(SendState& s) {
@@ -475,7 +481,42 @@ void Loop::fail(TransportErrorKind kind, int failed, int detected_by, int report
     if (!r.finished() && ready(r))
       facts.unfinished.push_back({false, r.connection->peer_rank(), r.connection->peer_address(), r.done,
                                   r.header.size() + r.spec->payload.size()});
+  update_flight(FlightEntry::State::Failed);
   throw TransportError(std::move(facts));
+}
+
+void Loop::record_flight() {
+  FlightRecorder& recorder = comm_.flight_recorder();
+  FlightEntry entry;
+  entry.sequence = comm_.sequence();
+  entry.set_names(where_.collective, where_.algorithm);
+  entry.steps = where_.steps;
+  entry.started = entered_;
+  flight_ids_.clear();
+  for (const auto& s : sends) {
+    entry.step = s.step, entry.peer = s.connection->peer_rank(), entry.sending = true;
+    entry.bytes_expected = s.total();
+    flight_ids_.push_back(recorder.record(entry));
+  }
+  for (const auto& r : recvs) {
+    entry.step = r.expected.step, entry.peer = r.connection->peer_rank(), entry.sending = false;
+    entry.bytes_expected = r.header.size() + r.spec->payload.size();
+    flight_ids_.push_back(recorder.record(entry));
+  }
+}
+
+void Loop::update_flight(FlightEntry::State unfinished) {
+  FlightRecorder& recorder = comm_.flight_recorder();
+  const auto now = Clock::now();
+  auto update = [&](size_t index, uint64_t done, bool finished) {
+    FlightEntry* entry = recorder.find(flight_ids_[index]);
+    if (!entry) return;  // overwritten: a call of more frames than the ring holds
+    entry->bytes_done = done;
+    entry->state = finished ? FlightEntry::State::Done : unfinished;
+    if (entry->state != FlightEntry::State::Waiting) entry->ended = now;
+  };
+  for (size_t i = 0; i < sends.size(); ++i) update(i, sends[i].done, sends[i].finished());
+  for (size_t i = 0; i < recvs.size(); ++i) update(sends.size() + i, recvs[i].done, recvs[i].finished());
 }
 
 Clock::duration Loop::spin_budget(const Communicator& comm) {
@@ -561,6 +602,8 @@ void Loop::collect_poll_fds() {
     poll_fds_.push_back({c->fd(), events, 0});
     watched_.push_back(c.get());
   }
+  flight_signal_at_ = poll_fds_.size();
+  if (comm_.flight_signal_fd() >= 0) poll_fds_.push_back({comm_.flight_signal_fd(), POLLIN, 0});
   first_door_ = poll_fds_.size();
   strangers_.add_poll_fds(poll_fds_);
 }
@@ -571,7 +614,11 @@ void Loop::handle_poll_events() {
   bool knocked = strangers_.busy();
   for (size_t i = first_door_; i < poll_fds_.size() && !knocked; ++i) knocked = poll_fds_[i].revents != 0;
   if (knocked) strangers_.service();
-  for (size_t i = first_watched_; i < first_door_; ++i) {
+  if (flight_signal_at_ < first_door_ && poll_fds_[flight_signal_at_].revents) {
+    update_flight(FlightEntry::State::Waiting);
+    comm_.on_flight_signal();
+  }
+  for (size_t i = first_watched_; i < flight_signal_at_; ++i) {
     if (!(poll_fds_[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
     Connection& c = *watched_[i - first_watched_];
     if (reading_[c.peer_rank()] || c.departed()) continue;
@@ -606,13 +653,17 @@ void Loop::trace_done(const RecvState& r) const {
 
 void Loop::run() {
   entered_ = last_progress_ = heard_floor_ = last_check_ = Clock::now();
+  record_flight();
   next_watchdog_ = entered_ + options_.watchdog_interval;
   trace_entry();
   if (options_.fault_hook) options_.fault_hook(rank_, comm_.sequence(), false);
   bool waited = false;
   for (;;) {
     const Pass pass = try_every_operation_once();
-    if (!pass.pending) return;
+    if (!pass.pending) {
+      update_flight(FlightEntry::State::Done);
+      return;
+    }
     const auto now = Clock::now();
     if (pass.moved) {
       last_progress_ = now;
