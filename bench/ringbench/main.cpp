@@ -17,7 +17,9 @@
 #include "crossover.h"
 #include "exit_codes.h"
 #include "fault_injection.h"
+#include "flight_dump.h"
 #include "launch_check.h"
+#include "launch_watchdog.h"
 #include "link_test.h"
 #include "measurement.h"
 #include "mpi_collectives.h"
@@ -84,8 +86,9 @@ KernelSummary check_kernel_counts(Communicator& comm) {
 // One ringbench run, from connecting to the /runs row that says how it ended.
 class BenchRun {
  public:
-  BenchRun(MpiBootstrap& mpi, const BenchOptions& options)
-      : mpi_(mpi), options_(options), root_(mpi.rank() == 0), record_(describe_run(options, mpi.library_version())),
+  BenchRun(MpiBootstrap& mpi, const BenchOptions& options, LaunchWatchdog& launch)
+      : launch_(launch), mpi_(mpi), options_(options), root_(mpi.rank() == 0),
+        record_(describe_run(options, mpi.library_version())),
         sink_(options.output, commit_wait(options)), report_(stdout, options, mpi.size()) {}
 
   int run() {
@@ -112,7 +115,12 @@ class BenchRun {
   }
 
   void connect() {
-    comm_ = Communicator::connect(mpi_, options_.transport);
+    comm_ = Communicator::connect(mpi_, options_.transport, [this](const std::string& waiting_for) {
+      launch_.phase(waiting_for);
+    });
+    launch_.done();
+    comm_->set_flight_sink(flight_sink(options_.output, comm_->rank()));
+    comm_->dump_on_signal();
     hosts_ = comm_->distinct_hosts();
     record_.world_size = mpi_.size();
     for (const auto& h : hosts_) record_.hosts += (record_.hosts.empty() ? "" : ",") + h;
@@ -174,6 +182,7 @@ class BenchRun {
   }
 
   std::optional<CpuMeter> cpu_since_;
+  LaunchWatchdog& launch_;
   MpiBootstrap& mpi_;
   const BenchOptions& options_;
   const bool root_;
@@ -219,9 +228,20 @@ bool diagnostics_started(const MpiBootstrap& mpi) {
   return true;
 }
 
+// First thing in main, before any thread exists (MPI_Init starts some): SIGUSR1 is blocked, so
+// every thread blocks it and the progress loop alone takes it (transport/flight_recorder.h); and
+// the launch deadline starts, with --timeout's default until the command line is read.
+std::unique_ptr<LaunchWatchdog> start_launch() {
+  block_flight_signal();
+  auto launch = std::make_unique<LaunchWatchdog>(LaunchWatchdog::deadline_for(TransportOptions{}.timeout));
+  launch->phase("MPI start-up (MPI_Init, or the file bootstrap's environment)");
+  return launch;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  const auto launch = start_launch();
   // Read before MPI_Init, which sets a singleton's launcher variables itself; said after the
   // command line, so --help stays clean.
   const std::string single_rank = single_rank_notice();
@@ -231,12 +251,15 @@ int main(int argc, char** argv) {
   }
   MpiBootstrap mpi(&argc, &argv);
   const bool root = mpi.rank() == 0;
+  launch->set_rank(mpi.rank());
+  launch->phase("the checks of the command line and the results file");
   if (std::string mismatch = mpi.launch_mismatch(); !mismatch.empty()) {
     std::fprintf(stderr, "ringbench: error: %s\n", mismatch.c_str());
     return exit_code::kBadInput;
   }
   ParsedCommandLine parsed = parse_command_line(argc, argv, root);
   if (!parsed.options) return parsed.exit_code;  // --help, --version or a bad flag: no notice
+  launch->set_deadline(LaunchWatchdog::deadline_for(parsed.options->transport.timeout));
   if (!single_rank.empty()) std::fprintf(stderr, "%s\n", single_rank.c_str());
   if (!diagnostics_started(mpi)) return exit_code::kBadInput;
   if (std::string problem = problem_with_this_world(mpi, *parsed.options); !problem.empty()) {
@@ -252,7 +275,7 @@ int main(int argc, char** argv) {
     return exit_code::kBadInput;
   }
   try {
-    return BenchRun(mpi, *parsed.options).run();
+    return BenchRun(mpi, *parsed.options, *launch).run();
   } catch (const TransportError& e) {
     std::fprintf(stderr, "ringbench: error: %s\n", e.what());
     int code = e.kind() == TransportErrorKind::Config    ? exit_code::kBadInput
