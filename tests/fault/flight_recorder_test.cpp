@@ -1,0 +1,119 @@
+// The flight recorder (transport/flight_recorder.h) on real 4-rank jobs over the file bootstrap:
+// a rank frozen or killed by --inject in collective call K, then the first survivor's diagnosis
+// must name that rank, and a collective, sequence number and step that its own recorder file
+// holds; every survivor writes its file beside the results. And SIGUSR1 dumps a running rank's
+// recorder without disturbing the run. The seed of the random choices is printed;
+// RINGBENCH_TEST_SEED=<seed> replays them.
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "launcher.h"
+
+namespace ringbench {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+using testing::Job;
+using testing::slurp;
+
+constexpr int kRanks = 4;
+constexpr int kTimeoutSeconds = 2;
+
+std::vector<std::string> args(const fs::path& dir, const std::string& inject) {
+  // Small sizes, many calls: call K (past the ~45 calls of the run conditions) comes in the sweep.
+  std::vector<std::string> a = {"--collective", "allreduce", "--algo", "ring",          "-m",
+                                "8:64K",        "--max-time", "0.5",  "--no-link-test", "--timeout",
+                                std::to_string(kTimeoutSeconds), "-o", (dir / "out.h5").string()};
+  if (!inject.empty()) a.insert(a.end(), {"--inject", inject});
+  return a;
+}
+
+struct Trial {
+  bool kill;
+  int victim;
+  uint64_t call;
+};
+
+// The diagnosis of one trial: checks on the first survivor's stderr and every survivor's file.
+void check_diagnosis(const Job& job, const Trial& t) {
+  const int first = t.victim == 0 ? 1 : 0;
+  const std::string err = job.err(first);
+  SCOPED_TRACE(fmt::format("{} rank {} at call {}; first survivor {}:\n{}", t.kill ? "kill" : "stall", t.victim, t.call,
+                           first, err));
+  EXPECT_NE(err.find(fmt::format("diagnosis by rank {}, the first survivor: rank {} failed", first, t.victim)),
+            std::string::npos);
+  const std::regex stuck(fmt::format(R"(rank {}:   rank {}: (\w+) #(\d+) \((\w+)\): stuck at step (\d+) of (\d+), )"
+                                     R"((waiting for|sending) [0-9,]+ more of [0-9,]+ bytes (from|to) rank \d)",
+                                     first, first));
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(err, m, stuck)) << "no 'stuck at step' line";
+  const uint64_t sequence = std::stoull(m[2]);
+  // The victim stops in call K; a survivor may have finished K (a barrier needs only some of the
+  // victim's frames) and be waiting in K+1 for the rest.
+  EXPECT_TRUE(sequence == t.call || sequence == t.call + 1) << "sequence " << sequence;
+  // The step named is the one the survivor's own recorder file shows unfinished in that call.
+  const std::string file = slurp(job.dir() / fmt::format("out.h5.flight.{}.txt", first));
+  const std::regex entry(fmt::format(R"(\n\s+{} {}\s+{}\s+{}/{} .* (failed|waiting)\s)", sequence, m[1].str(),
+                                     m[3].str(), m[4].str(), m[5].str()));
+  EXPECT_TRUE(std::regex_search(file, entry)) << "the file does not hold the diagnosed entry:\n" << file;
+  for (int r = 0; r < kRanks; ++r) {
+    if (r == t.victim) continue;
+    EXPECT_TRUE(fs::exists(job.dir() / fmt::format("out.h5.flight.{}.txt", r))) << "rank " << r << " wrote no file";
+  }
+}
+
+TEST(FlightRecorder, FrozenOrKilledRankIsNamedWithCollectiveSequenceAndStep) {
+  const uint32_t seed = testing::test_seed("flight recorder trials");
+  std::mt19937 random(seed);
+  // Four trials, about 3 s each: stall and kill, one of each hitting rank 0 (then rank 1 speaks).
+  const std::vector<bool> kills = {false, true, false, true};
+  for (size_t i = 0; i < kills.size(); ++i) {
+    Trial t{kills[i], i < 2 ? static_cast<int>(1 + random() % (kRanks - 1)) : 0, 60 + random() % 40};
+    const std::string inject =
+        t.kill ? fmt::format("kill:{}@{}", t.victim, t.call) : fmt::format("stall:{}@{}:30", t.victim, t.call);
+    const fs::path dir = fs::temp_directory_path() / fmt::format("ringbench-flight-{}-{}", ::getpid(), i);
+    Job job(kRanks, args(dir, inject), dir);
+    std::vector<int> survivors;
+    for (int r = 0; r < kRanks; ++r)
+      if (r != t.victim) survivors.push_back(r);
+    ASSERT_TRUE(job.wait(survivors, std::chrono::seconds(60))) << inject << ": survivors still running";
+    for (int r : survivors) EXPECT_EQ(job.exit_code(r), t.kill ? 3 : 4) << inject << ", rank " << r << ":\n" << job.err(r);
+    check_diagnosis(job, t);
+    std::printf("trial %zu (%s): %s\n", i, inject.c_str(), job.err(t.victim == 0 ? 1 : 0).substr(0, 600).c_str());
+    job.kill(t.victim, SIGKILL);
+    job.wait({t.victim}, 5s);
+    if (!::testing::Test::HasFailure()) fs::remove_all(dir);
+  }
+}
+
+TEST(FlightRecorder, SigusrDumpsARunningRankAndTheRunGoesOn) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("ringbench-flight-usr1-{}", ::getpid());
+  Job job(kRanks, {"-m", "8:4M", "--max-time", "0.3", "--no-link-test", "--timeout", "10", "-o",
+                   (dir / "out.h5").string()},
+          dir);
+  // Signalled once the table has begun, so the recorder holds collectives.
+  const auto give_up = testing::Clock::now() + 60s;
+  while (testing::table_rows(job.out(0)) < 1 && testing::Clock::now() < give_up && !job.poll({0}))
+    std::this_thread::sleep_for(10ms);
+  ASSERT_GE(testing::table_rows(job.out(0)), 1) << job.err(0);
+  job.kill(1, SIGUSR1);
+  ASSERT_TRUE(job.wait({0, 1, 2, 3}, 120s)) << "job did not finish";
+  for (int r = 0; r < kRanks; ++r) EXPECT_EQ(job.exit_code(r), 0) << job.err(r);
+  const std::string err = job.err(1);
+  EXPECT_NE(err.find("ringbench rank 1: flight recorder (SIGUSR1), every entry in"), std::string::npos) << err;
+  EXPECT_TRUE(std::regex_search(err, std::regex(R"(ringbench rank 1: rank 1: \w+ #\d+ \(\w+\))"))) << err;
+  const std::string file = slurp(dir / "out.h5.flight.1.txt");
+  EXPECT_NE(file.find("# ringbench rank 1 flight recorder (SIGUSR1)"), std::string::npos) << file;
+  EXPECT_TRUE(std::regex_search(file, std::regex(R"(\n\s+\d+ \w+\s+\w+\s+\d+/\d+ (to|from) \d)"))) << file;
+  EXPECT_NE(job.out(0).find("# result: all rows verified"), std::string::npos) << job.out(0);
+  if (!::testing::Test::HasFailure()) fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ringbench
