@@ -1,7 +1,9 @@
 #pragma once
 // A collective algorithm as a plug-in: everything the harness needs to run it, check its result
-// and check its bytes. The byte formula an algorithm reports is the one the tests and the report
-// use: there is exactly one copy of it, next to the code that sends those bytes.
+// and check its bytes. Ours are ScheduledAlgorithms (collectives/schedule.h): their steps, bytes
+// and plan come from the specification (spec/), so the byte formula the tests and the report use
+// is the sum of the plan the transport runs, the one copy of it. The `mpi` baseline rows
+// implement this interface too, without a plan.
 
 #include <cstddef>
 #include <cstdint>
