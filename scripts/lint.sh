@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # clang-tidy with the checks in .clang-tidy (readability-function-size, LineThreshold 60) on every
-# .cpp under bench/, transport/ and model/, two files at a time, with the compile commands of a
+# .cpp under bench/, spec/, transport/ and model/, two files at a time, with the compile commands of a
 # configured build tree. Prints each function over the limit; fails if there is any. CTest runs it
 # as lint.function_size (label `lint`); runnable alone.
 #   scripts/lint.sh [BUILD_DIR [FILE...]]   (default build/, which must hold compile_commands.json;
@@ -20,7 +20,7 @@ cd "$ROOT"
 if [ $# -gt 0 ]; then
   files=("$@")
 else
-  mapfile -t files < <(git ls-files --cached --others --exclude-standard -- 'bench/*.cpp' 'transport/*.cpp' 'model/*.cpp' | sort)
+  mapfile -t files < <(git ls-files --cached --others --exclude-standard -- 'bench/*.cpp' 'spec/*.cpp' 'transport/*.cpp' 'model/*.cpp' | sort)
 fi
 echo "lint: $TIDY on ${#files[@]} files ($("$TIDY" --version | grep -o 'version [0-9.]*'))"
 logs=$(mktemp -d)
