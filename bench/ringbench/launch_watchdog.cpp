@@ -25,6 +25,22 @@ std::chrono::milliseconds LaunchWatchdog::deadline_for(std::chrono::milliseconds
   return std::max(timeout, kMinimum);
 }
 
+std::optional<std::chrono::milliseconds> LaunchWatchdog::timeout_in(int argc, char** argv) {
+  const std::string flag = "--timeout";
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    std::string value;
+    if (arg == flag && i + 1 < argc) value = argv[i + 1];
+    else if (arg.rfind(flag + "=", 0) == 0) value = arg.substr(flag.size() + 1);
+    else continue;
+    char* end = nullptr;
+    const double seconds = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || !(seconds >= 0 && seconds <= 7 * 86400)) return std::nullopt;
+    return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+  }
+  return std::nullopt;
+}
+
 LaunchWatchdog::LaunchWatchdog(std::chrono::milliseconds deadline)
     : deadline_(deadline), rank_(rank_from_environment()), thread_([this] { watch(); }) {}
 

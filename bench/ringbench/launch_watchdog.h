@@ -15,6 +15,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -29,6 +30,10 @@ class LaunchWatchdog {
   // The deadline for `timeout` (TransportOptions::timeout): at least kMinimum; 0 (wait forever)
   // stays 0.
   static std::chrono::milliseconds deadline_for(std::chrono::milliseconds timeout);
+  // --timeout as the command line gives it ("--timeout 5", "--timeout=5"), read before MPI_Init so
+  // that the deadline covers MPI start-up too; nullopt when absent or not a number of seconds (the
+  // command line's own parsing, later, reports a bad value).
+  static std::optional<std::chrono::milliseconds> timeout_in(int argc, char** argv);
 
   // Starts the clock now, with `deadline` (0: none) and the rank the launcher's environment gives.
   explicit LaunchWatchdog(std::chrono::milliseconds deadline);

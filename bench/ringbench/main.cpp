@@ -230,10 +230,11 @@ bool diagnostics_started(const MpiBootstrap& mpi) {
 
 // First thing in main, before any thread exists (MPI_Init starts some): SIGUSR1 is blocked, so
 // every thread blocks it and the progress loop alone takes it (transport/flight_recorder.h); and
-// the launch deadline starts, with --timeout's default until the command line is read.
-std::unique_ptr<LaunchWatchdog> start_launch() {
+// the launch deadline starts, from --timeout as given (or its default) before MPI_Init can hang.
+std::unique_ptr<LaunchWatchdog> start_launch(int argc, char** argv) {
   block_flight_signal();
-  auto launch = std::make_unique<LaunchWatchdog>(LaunchWatchdog::deadline_for(TransportOptions{}.timeout));
+  const auto timeout = LaunchWatchdog::timeout_in(argc, argv).value_or(TransportOptions{}.timeout);
+  auto launch = std::make_unique<LaunchWatchdog>(LaunchWatchdog::deadline_for(timeout));
   launch->phase("MPI start-up (MPI_Init, or the file bootstrap's environment)");
   return launch;
 }
@@ -241,7 +242,7 @@ std::unique_ptr<LaunchWatchdog> start_launch() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const auto launch = start_launch();
+  const auto launch = start_launch(argc, argv);
   // Read before MPI_Init, which sets a singleton's launcher variables itself; said after the
   // command line, so --help stays clean.
   const std::string single_rank = single_rank_notice();
