@@ -75,6 +75,19 @@ double bus_factor(Op op, int n) {
   return 1.0;
 }
 
+std::string bus_factor_formula(Op op, std::string_view n) {
+  switch (op) {
+    case Op::AllReduce: return fmt::format("2({0}-1)/{0}", n);
+    case Op::AllGather:
+    case Op::ReduceScatter:
+    case Op::AllToAll: return fmt::format("({0}-1)/{0}", n);
+    case Op::Broadcast:
+    case Op::Reduce:
+    case Op::SendRecv: return "1";
+  }
+  return "1";
+}
+
 std::span<const Algorithm> algorithms_for(Op op) {
   static constexpr std::array kAllReduce = {Algorithm::Ring, Algorithm::Tree, Algorithm::HalvingDoubling,
                                             Algorithm::Hierarchical, Algorithm::InSwitch};

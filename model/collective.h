@@ -11,6 +11,7 @@
 //             broadcast, reduce, send/recv 1.
 
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace ringbench::model {
@@ -25,6 +26,8 @@ Op parse_op(std::string_view name, std::string_view flag = "--op");
 Algorithm parse_algorithm(std::string_view name, std::string_view flag = "--algorithm");
 
 double bus_factor(Op op, int n);
+// bus_factor as text over `n` ("2(n-1)/n", "(n-1)/n", "1"), for the reports that explain it.
+std::string bus_factor_formula(Op op, std::string_view n = "n");
 
 // The algorithms that can implement `op` (each may still be inapplicable to a given group).
 std::span<const Algorithm> algorithms_for(Op op);

@@ -51,7 +51,7 @@ CollectiveCost CostModel::cost(Op op, Algorithm algorithm, const Batch& batch, u
   const int split = fabric_.scale_up_links();
   const auto up = loads_.bottleneck(fabric_, 0, split);
   const auto net = loads_.bottleneck(fabric_, split, static_cast<int>(fabric_.links()));
-  const auto b = up.seconds >= net.seconds ? up : net;  // names the busiest link in either case
+  const auto b = up.seconds >= net.seconds ? up : net;
   out.phased = phased;
   out.scale_up_us = up.seconds * 1e6;
   out.network_us = net.seconds * 1e6;
@@ -61,7 +61,11 @@ CollectiveCost CostModel::cost(Op op, Algorithm algorithm, const Batch& batch, u
   out.algbw_GBps = GBps(static_cast<double>(bytes), out.time_us);
   out.busbw_GBps = out.algbw_GBps * bus_factor(op, out.group_size);
   out.wire_bytes_per_gpu = traffic.sent_bytes() / members;
-  if (b.link >= 0) out.bottleneck = fabric_.link_name(b.link);
+  if (phased && up.link >= 0 && net.link >= 0) {
+    out.bottleneck = fabric_.link_name(up.link) + " + " + fabric_.link_name(net.link);  // both set the time
+  } else if (b.link >= 0) {
+    out.bottleneck = fabric_.link_name(b.link);
+  }
   loads_.clear();
   return out;
 }

@@ -58,7 +58,7 @@ struct CollectiveCost {
   double algbw_GBps = 0;
   double busbw_GBps = 0;
   double wire_bytes_per_gpu = 0;  // bytes each GPU puts on its links (scale-up + NIC), average
-  std::string bottleneck;         // the link that sets bandwidth_us, "" if none
+  std::string bottleneck;         // the link that sets bandwidth_us ("A + B": a phased algorithm's two), "" if none
 };
 
 // A batch of groups, laid out once and costed with many algorithms.

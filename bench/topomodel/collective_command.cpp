@@ -65,6 +65,24 @@ model::Placement placement_of(const Options& o, int n, model::Dim dim, int size)
   return p;
 }
 
+// Why busbw across islands is not directly comparable with busbw inside one: nccl-tests
+// normalises by the flat ring's factor over all n GPUs, while between M islands the network
+// carries the same factor over M, and the phased algorithms pay both levels one after the other.
+void print_busbw_and_phases(model::Op op, int n, int islands) {
+  const std::string factor = model::bus_factor_formula(op);
+  if (factor == "1") {
+    fmt::print("# busbw       = algbw for {} (nccl-tests bus factor 1)\n", model::to_string(op));
+  } else {
+    fmt::print("# busbw       algbw x {}, n = {} (nccl-tests): a flat ring's load per GPU link; between M islands the "
+               "network needs only {} x S per island, so busbw across islands and inside one do not compare directly\n",
+               factor, n, model::bus_factor_formula(op, "M"));
+  }
+  if (islands > 1) {
+    fmt::print("# phases      hierarchical, tree, halving-doubling and nvls wait between their scale-up and network "
+               "phases here: bandwidth = busiest scale-up port + busiest network link, as in `step`\n");
+  }
+}
+
 void run(const Options& o, Context& context) {
   const model::Cluster cluster = o.cluster.resolve();
   const model::Op op = model::parse_op(o.op);
@@ -101,6 +119,7 @@ void run(const Options& o, Context& context) {
   fmt::print("# placement   {}, rank order {} (innermost first), rank r on GPU r\n", p.shape(), p.order_string());
   fmt::print("# concurrent  {} group(s) at the same moment, sharing links; group 0 = GPUs {} ({} island(s))\n",
              members.size(), describe_members(members.front()), batch.front().islands());
+  print_busbw_and_phases(op, op == model::Op::SendRecv ? 2 : p[dim], batch.front().islands());
   print_collective_table(costs, best);
 
   context.exit_status = 0;

@@ -59,11 +59,11 @@ const Table& collectives_table() {
        {"bytes", ColumnType::UInt64, "bytes", "message size S (nccl-tests convention)"},
        {"time_us", ColumnType::Float64, "us", "modelled time of the batch"},
        {"latency_us", ColumnType::Float64, "us", "launch overhead plus latency steps"},
-       {"bandwidth_us", ColumnType::Float64, "us", "bytes on the bottleneck link / its capacity"},
+       {"bandwidth_us", ColumnType::Float64, "us", "bytes on the bottleneck link / its capacity (phased: scale-up + network)"},
        {"algbw_GBps", ColumnType::Float64, kGBps, "S / time"},
        {"busbw_GBps", ColumnType::Float64, kGBps, "algbw x nccl-tests bus factor"},
        {"wire_bytes_per_gpu", ColumnType::Float64, "bytes", "bytes each GPU sends on its links, average"},
-       {"bottleneck", ColumnType::String, "", "the link that sets bandwidth_us"}},
+       {"bottleneck", ColumnType::String, "", "the link that sets bandwidth_us (phased: \"scale-up link + network link\")"}},
       "topomodel collective: one row per algorithm"};
   return t;
 }
