@@ -19,7 +19,9 @@
 // Abort arrives there), and decides which rank failed. Control frames met where a data frame was
 // expected are consumed in place (see reframe()). Every failure leaves through Loop::fail(), which
 // names the failed rank, the detector, this rank's collective, step, bytes and elapsed time; the
-// Communicator then tells every peer it can reach (abort.cpp).
+// Communicator then tells every peer it can reach (abort.cpp). Each call's frames are entered in
+// the flight recorder (flight_recorder.h) as it starts and brought up to date as it ends, fails or
+// dumps on SIGUSR1 (a signalfd polled beside the connections while the loop waits).
 
 #include <poll.h>
 #include <sched.h>
@@ -507,7 +509,8 @@ void Loop::record_flight() {
 
 void Loop::update_flight(FlightEntry::State unfinished) {
   FlightRecorder& recorder = comm_.flight_recorder();
-  const auto now = Clock::now();
+  // A call that finished ended when its last bytes moved: no clock read on the way out.
+  const auto now = unfinished == FlightEntry::State::Done ? last_progress_ : Clock::now();
   auto update = [&](size_t index, uint64_t done, bool finished) {
     FlightEntry* entry = recorder.find(flight_ids_[index]);
     if (!entry) return;  // overwritten: a call of more frames than the ring holds
