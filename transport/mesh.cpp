@@ -238,9 +238,12 @@ void MeshBuilder::choose_routes() {
   comm_.listener_ = listeners_[route] ? std::move(listeners_[route]) : std::move(listeners_[1]);
   listeners_ = {};
   if (debug::enabled(debug::Level::Info, debug::Subsys::Net))
-    debug::info(debug::Subsys::Net, comm_.rank_, "interface {} ({}): {}; listening on {}:{}; {} ranks on {} host(s)",
+    debug::info(debug::Subsys::Net, comm_.rank_,
+                "interface {} ({}): {}; listening on {}:{}; {} ranks on {} host(s), {} of them on this host's {} "
+                "core(s){}",
                 comm_.interface_.name, comm_.interface_.address, comm_.interface_.reason, comm_.interface_.address,
-                cards[comm_.rank_].port, comm_.size_, comm_.distinct_hosts().size());
+                cards[comm_.rank_].port, comm_.size_, comm_.distinct_hosts().size(), neighbours, cores,
+                comm_.ranks_exceed_cores_ ? ", so a waiting rank yields its core while it spins" : "");
 }
 
 // "rank 1 on h2 (eth0 10.0.0.2)": a rank and where it talks, for failures that concern a pair.
