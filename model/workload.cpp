@@ -11,6 +11,7 @@
 #include "error.h"
 #include "input_limits.h"
 #include "json_fields.h"
+#include "units.h"
 
 namespace ringbench::model {
 namespace {
@@ -309,12 +310,24 @@ std::string workload_to_json(const Transformer& m) {
   return j.dump();
 }
 
+namespace {
+// nvidia-smi's total memory, MiB (2^20 bytes), in GB (1e9 bytes).
+constexpr double mib_in_GB(double mib) { return mib * 1048576.0 / kBytesPerGB; }
+}  // namespace
+
 GpuSpec gpu_spec(std::string_view gpu) {
-  // Dense (no sparsity) 16-bit tensor-core peaks and HBM from NVIDIA's datasheets: A100 SXM
-  // 312 TFLOP/s, 80 GB; H100 SXM 989 TFLOP/s, 80 GB; H200 989 TFLOP/s, 141 GB; B200 2,250 TFLOP/s, 180 GB (DGX B200: 1,440
-  // GB for 8); L40S 362 TFLOP/s, 48 GB. "test" is the hand-sized test GPU: 100 TFLOP/s, 80 GB.
-  static const std::vector<GpuSpec> specs = {
-      {"A100", 312, 80}, {"H100", 989, 80}, {"H200", 989, 141}, {"B200", 2250, 180}, {"L40S", 362, 48}, {"test", 100, 80}};
+  // Dense (no sparsity) 16-bit tensor-core peaks from NVIDIA's datasheets: A100 SXM 312 TFLOP/s,
+  // H100 SXM 989, H200 989, B200 2,250, L40S 362 TFLOP/s.
+  // Memory: what the driver reports as the device's total, since that is what a run can use. An
+  // "80 GB" A100 or H100 holds 80 GiB-class memory, not 80e9 bytes: nvidia-smi shows 81,920 MiB
+  // on an A100 80 GB (85.9 GB), 81,559 MiB on an H100 80 GB HBM3 (85.5 GB) and 46,068 MiB on an
+  // L40S (48.3 GB) (modal-labs/modal-client#2797; the H100's 81,559 MiB also in NVIDIA/nccl#1264).
+  // Reading "80 GB" as 80e9 bytes understated them by 7%. H200 (141 GB) and B200 (180 GB; DGX
+  // B200: 1,440 GB for 8) keep the datasheet figure: no driver total for them is cited here, so
+  // they are if anything understated. "test" is the hand-sized test GPU: 100 TFLOP/s, 80 GB.
+  static const std::vector<GpuSpec> specs = {{"A100", 312, mib_in_GB(81920)}, {"H100", 989, mib_in_GB(81559)},
+                                             {"H200", 989, 141},              {"B200", 2250, 180},
+                                             {"L40S", 362, mib_in_GB(46068)}, {"test", 100, 80}};
   for (const auto& s : specs) {
     if (s.name == gpu) return s;
   }

@@ -86,7 +86,7 @@ std::string workload_to_json(const Transformer& m);
 struct GpuSpec {
   std::string name;
   double peak_tflops = 0;  // dense bf16/fp16 tensor-core peak, TFLOP/s (1e12)
-  double memory_GB = 0;    // HBM, GB = 1e9 bytes
+  double memory_GB = 0;    // HBM as the driver reports its total, GB = 1e9 bytes
 };
 // By the cluster's `gpu` field (A100, H100, B200, L40S). InputError if unknown.
 GpuSpec gpu_spec(std::string_view gpu);

@@ -147,14 +147,21 @@ TEST(Memory, Llama3PublishedConfigurationIsExpressibleAndItsActivationsAreCounte
   EXPECT_DOUBLE_EQ(u.in_flight_layers, 141);
   EXPECT_NEAR(u.activations_GB, 141 * per_layer / 1e9, 1e-9);
   // Llama 3's schedule sets N, the micro-batches per round, freely (Sec. 3.3.2); Megatron's is N = pp.
-  // N = 13: 2 (16-2) + 7 x 13 + 1 = 120 chunks, the largest N that fits in 92% of 80 GB.
-  TrainingConfig n13 = c;
-  n13.round_microbatches = 13;
-  const MemoryUse u13 = memory_use(m, n13, tp(8, 16, 64), gpu_spec("H100"));
-  EXPECT_DOUBLE_EQ(u13.in_flight_layers, 120);
-  EXPECT_TRUE(u13.fits()) << u13.total_GB;
-  n13.round_microbatches = 14;
-  EXPECT_FALSE(memory_use(m, n13, tp(8, 16, 64), gpu_spec("H100")).fits());
+  // Usable is 92% of the H100's 81,559 MiB (85.5 GB). N = 15: 2 (16-2) + 7 x 15 + 1 = 134 chunks,
+  // the largest N that fits; N = 16 (Megatron's) needs 82.3 GB, inside the device but over 92%.
+  TrainingConfig n = c;
+  n.round_microbatches = 14;
+  const MemoryUse u14 = memory_use(m, n, tp(8, 16, 64), gpu_spec("H100"));
+  EXPECT_DOUBLE_EQ(u14.in_flight_layers, 127);
+  EXPECT_TRUE(u14.fits()) << u14.total_GB;
+  n.round_microbatches = 16;
+  EXPECT_DOUBLE_EQ(memory_use(m, n, tp(8, 16, 64), gpu_spec("H100")).total_GB, u.total_GB);
+  EXPECT_FALSE(u.fits()) << u.total_GB;
+  EXPECT_LT(u.total_GB, gpu_spec("H100").memory_GB);
+  // 16,384 GPUs: 16 micro-batches per pipeline cap the warm-up at m v = 128 chunks, and it fits.
+  const MemoryUse u16k = memory_use(m, c, tp(8, 16, 128), gpu_spec("H100"));
+  EXPECT_DOUBLE_EQ(u16k.in_flight_layers, 128);
+  EXPECT_TRUE(u16k.fits()) << u16k.total_GB;
   std::printf("Llama 3 405B, 8192 H100: %.1f GB (weights %.1f, grads %.1f, optimizer %.1f, activations %.1f) of %.1f\n",
               u.total_GB, u.weights_GB, u.grads_GB, u.optimizer_GB, u.activations_GB, u.usable_GB);
 }
@@ -176,6 +183,17 @@ TEST(Memory, Gpt3WithoutRecomputationDoesNotFitAnA100) {
   const NegativeMemoryCheck n = negative_memory_check();
   EXPECT_TRUE(n.pass()) << n.memory.total_GB;
   EXPECT_NEAR(n.memory.total_GB, u.total_GB, 1e-9);
+}
+
+// GPU memory is the driver's total, not the marketing "80 GB" read as 80e9 bytes: nvidia-smi shows
+// 81,920 MiB on an A100 80 GB and 81,559 MiB on an H100 80 GB HBM3 (modal-labs/modal-client#2797).
+TEST(Memory, CapacityIsTheDriversTotalInMiB) {
+  EXPECT_NEAR(gpu_spec("A100").memory_GB, 81920 * 1048576.0 / 1e9, 1e-9);
+  EXPECT_NEAR(gpu_spec("H100").memory_GB, 81559 * 1048576.0 / 1e9, 1e-9);
+  EXPECT_GT(gpu_spec("H100").memory_GB, 85.0);  // about 85.5 GB: 7% more than 80e9 bytes
+  const TrainingConfig c;
+  const MemoryUse u = memory_use(workload_preset("gpt3-175b"), c, tp(8, 8, 16), gpu_spec("H100"));
+  EXPECT_NEAR(u.usable_GB, gpu_spec("H100").memory_GB * c.usable_memory_fraction, 1e-9);
 }
 
 }  // namespace
