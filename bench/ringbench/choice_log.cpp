@@ -31,7 +31,7 @@ void log_size_plan(const Communicator& comm, const Algorithm& algorithm, uint64_
   }
   const size_t count = bytes / element_bytes;
   debug::info(debug::Subsys::Coll, comm.rank(),
-              "{} runs {}: {} steps, this rank sends {} B, receives in pipeline pieces of {} (--pipeline)", what,
+              "{} runs {}: {} step(s), this rank sends {} B, receives in pipeline pieces of {} (--pipeline)", what,
               algorithm.name(), algorithm.steps(comm.size()),
               algorithm.payload_bytes_sent(comm.rank(), comm.size(), count, element_bytes, root),
               format_byte_size(comm.pipeline_piece(element_bytes)));

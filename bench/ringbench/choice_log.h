@@ -15,7 +15,7 @@
 
 namespace ringbench {
 
-// "allreduce 1M (262144 x 4 B) runs ring: 2 steps, this rank sends 1048576 B, receives in
+// "allreduce 1M (262144 x 4 B) runs ring: 2 step(s), this rank sends 1048576 B, receives in
 // pipeline pieces of 256K (--pipeline)". Call once per algorithm and size, before measuring;
 // root: --root, for the rooted collectives' bytes.
 void log_size_plan(const Communicator& comm, const Algorithm& algorithm, uint64_t bytes, size_t element_bytes,

@@ -52,7 +52,7 @@ TEST_F(ChoiceLog, SizePlanNamesTheAlgorithmStepsBytesAndPipelinePiece) {
   });
   for (const char* rank : {":0 ", ":1 "}) {
     const std::string line = std::string(rank) +
-                             "ringbench INFO COLL allreduce 1M (262144 x 4 B) runs ring: 2 steps, this rank sends "
+                             "ringbench INFO COLL allreduce 1M (262144 x 4 B) runs ring: 2 step(s), this rank sends "
                              "1048576 B, receives in pipeline pieces of 256K (--pipeline)";
     EXPECT_NE(text.find(line), std::string::npos) << text;
   }
