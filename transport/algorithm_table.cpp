@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "algorithm.h"
-#include "collectives/segments.h"
+#include "spec/segments.h"
 
 namespace ringbench {
 namespace {
@@ -25,7 +25,7 @@ std::string algorithm_table_markdown(int world_size, uint64_t bytes) {
       "Payload bytes sent per rank for one call at N = {} on a {}-byte float32 buffer ({} elements; "
       "hierarchical on one host), from the formulas the byte check uses. Steps are for one pipeline "
       "segment: tree and pipelined-chain add one step per further {} KiB segment.\n\n",
-      world_size, count * element_bytes, count, Segments::kSegmentBytes / 1024);
+      world_size, count * element_bytes, count, spec::Segments::kSegmentBytes / 1024);
   table += "| collective | algorithm | steps | bytes sent per rank | lower bound | when it wins |\n";
   table += "|---|---|---:|---:|---:|---|\n";
   for (const Algorithm* a : all_algorithms()) {
