@@ -54,9 +54,16 @@ void check_diagnosis(const Job& job, const Trial& t) {
   std::smatch m;
   ASSERT_TRUE(std::regex_search(err, m, stuck)) << "no 'stuck at step' line";
   const uint64_t sequence = std::stoull(m[2]);
-  // The victim stops in call K; a survivor may have finished K (a barrier needs only some of the
-  // victim's frames) and be waiting in K+1 for the rest.
-  EXPECT_TRUE(sequence == t.call || sequence == t.call + 1) << "sequence " << sequence;
+  // The victim strikes in call K, or in the first later call that waits (fault_injection.h); it
+  // says which. A survivor may have finished that call (a barrier needs only some of the victim's
+  // frames) and be waiting in the next one for the rest.
+  std::smatch struck;
+  const std::string victim_err = job.err(t.victim);
+  ASSERT_TRUE(std::regex_search(victim_err, struck, std::regex(R"(--inject \w+: .* in collective call (\d+))")))
+      << "the victim did not say where it struck:\n" << victim_err;
+  const uint64_t call = std::stoull(struck[1]);
+  EXPECT_GE(call, t.call);
+  EXPECT_TRUE(sequence == call || sequence == call + 1) << "sequence " << sequence << ", victim struck in " << call;
   // The step named is the one the survivor's own recorder file shows unfinished in that call.
   const std::string file = slurp(job.dir() / fmt::format("out.h5.flight.{}.txt", first));
   const std::regex entry(fmt::format(R"(\n\s+{} {}\s+{}\s+{}/{} .* (failed|waiting)\s)", sequence, m[1].str(),
