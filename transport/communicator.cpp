@@ -155,14 +155,17 @@ std::string Communicator::flight_diagnosis(const std::vector<FlightEntry>& entri
 }
 
 void Communicator::dump_flight(std::string_view reason, const TransportError* failure) {
-  // The entries of the last few calls make one screen; the file gets every entry held.
-  constexpr size_t kRecentCalls = 3;
+  // The entries of the last few calls, at most a screenful (a ring at large N has 2(N-1) frames a
+  // call), go to the screen; the file gets every entry held.
+  constexpr size_t kRecentCalls = 3, kRecentEntries = 40;
   const auto now = FlightEntry::Clock::now();
   const auto entries = flight_.entries();
   FlightDump dump;
   dump.reason = std::string(reason);
   dump.diagnosis = flight_diagnosis(entries, failure);
-  dump.recent = format_entries(last_calls(entries, kRecentCalls), now);
+  auto recent = last_calls(entries, kRecentCalls);
+  if (recent.size() > kRecentEntries) recent.erase(recent.begin(), recent.end() - kRecentEntries);
+  dump.recent = format_entries(recent, now);
   dump.all = format_entries(entries, now);
   if (flight_sink_) {
     flight_sink_(dump);
