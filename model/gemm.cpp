@@ -224,6 +224,24 @@ std::vector<GemmCheck> gemm_checks() {
                                               : std::string(kCookbook) + ", mm/ksweep_high",
                    r.tflops, model, (model - r.tflops) / r.tflops});
   }
+  for (const GemmCheck& c : h100_gemm_checks()) out.push_back(c);
+  return out;
+}
+
+std::vector<GemmCheck> h100_gemm_checks() {
+  // Square bf16 torch.matmul on an "NVIDIA H100 80GB HBM3" (the SXM part), PyTorch 2.7 + CUDA
+  // 12.8, as posted in zzc0721/torch-performance-test-data#79 (input values and clocks not stated;
+  // a community benchmark, not NVIDIA's). No H100 row is fitted: H100 uses the H200's efficiency.
+  constexpr double kSizes[] = {1024, 2048, 4096, 8192, 10240};
+  constexpr double kTflops[] = {176.62, 676.59, 788.72, 797.51, 719.72};
+  const GemmGpu h100 = gemm_gpu("H100");
+  std::vector<GemmCheck> out;
+  for (size_t i = 0; i < std::size(kSizes); ++i) {
+    const double n = kSizes[i], model = estimate_gemm(h100, n, n, n).tflops;
+    out.push_back({"H100", fmt::format("{}x{}x{}", n, n, n), GemmRole::Checked,
+                   "zzc0721/torch-performance-test-data#79: H100 80GB HBM3, bf16 torch.matmul, PyTorch 2.7", kTflops[i],
+                   model, (model - kTflops[i]) / kTflops[i]});
+  }
   return out;
 }
 

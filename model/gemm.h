@@ -70,8 +70,10 @@ struct GemmCheck {
   double model_tflops = 0;
   double error = 0;  // (model - published) / published
 };
-// Published A100 GEMM throughputs (the fitted row first), with the model's figure.
+// Published A100 GEMM throughputs (the fitted row first), then the H100 rows, with the model's figure.
 std::vector<GemmCheck> gemm_checks();
+// Published H100 GEMM throughputs (all checks: H100 borrows the H200's mainloop efficiency).
+std::vector<GemmCheck> h100_gemm_checks();
 
 struct ShapeClassError {
   std::string shape_class;  // "scan", "qkv", "proj", "fc1", "fc2", "sdpa"

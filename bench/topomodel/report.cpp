@@ -92,10 +92,10 @@ void print_validation_table(const std::vector<model::ValidationRow>& rows) {
 
 namespace {
 
-double median_abs_error(const std::vector<model::GemmCheck>& checks, double* worst) {
+double median_abs_error(const std::vector<model::GemmCheck>& checks, const std::string& gpu, double* worst) {
   std::vector<double> v;
   for (const auto& c : checks) {
-    if (c.role == model::GemmRole::Checked) v.push_back(std::abs(c.error));
+    if (c.role == model::GemmRole::Checked && c.gpu == gpu) v.push_back(std::abs(c.error));
   }
   std::sort(v.begin(), v.end());
   *worst = v.empty() ? 0.0 : v.back();
@@ -118,11 +118,19 @@ void print_gemm_validation(const std::vector<model::GemmCheck>& checks,
                c.role == model::GemmRole::Fitted ? "fitted" : "checked", c.published_tflops, c.model_tflops,
                100 * c.error);
   }
-  double worst = 0;
-  const double median = median_abs_error(checks, &worst);
-  fmt::print("# A100 published GEMMs: median |error| {:.1f}%, worst {:.1f}% ({} checked)\n", 100 * median, 100 * worst,
-             checks.size() - 1);
-  fmt::print("# source: {}\n#\n", checks.empty() ? "" : checks.front().source);
+  for (const std::string gpu : {"A100", "H100"}) {
+    double worst = 0;
+    const double median = median_abs_error(checks, gpu, &worst);
+    const auto first = std::find_if(checks.begin(), checks.end(), [&](const auto& c) { return c.gpu == gpu; });
+    const auto count = std::count_if(checks.begin(), checks.end(), [&](const auto& c) {
+      return c.gpu == gpu && c.role == model::GemmRole::Checked;
+    });
+    if (first == checks.end()) continue;
+    fmt::print("# {} published GEMMs: median |error| {:.1f}%, worst {:.1f}% ({} checked)\n", gpu, 100 * median,
+               100 * worst, count);
+    fmt::print("# source: {}\n", first->source);
+  }
+  fmt::print("#\n");
   fmt::print("# The same model on the measured H200 data (model/gemm_h200_data.cpp; H100-class SMs, faster HBM),\n");
   fmt::print("# error of the model's throughput, by shape class (the fitted row left out):\n#\n");
   fmt::print("# {:<8} {:>6} {:>12} {:>10} {:>12}\n", "class", "rows", "median |err|", "worst", "mean signed");
