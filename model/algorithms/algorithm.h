@@ -7,7 +7,7 @@
 // weighted by the latency of the slowest hop taken in that step (the alpha in alpha-beta). The
 // bandwidth term (the beta) is not computed here: it comes from the links' loads, after every
 // group of the batch has added its traffic (see collective_cost.h). Phases of an algorithm that
-// use different links (NVLink, NICs) are pipelined over chunks, as NCCL does, so they overlap.
+// wait for each other's results (a scale-up phase, then a network phase) add their times.
 //
 // Each algorithm file opens with its table: steps, bytes sent per GPU, when it wins.
 
@@ -24,8 +24,8 @@ struct Steps {
   double latency_us = 0;
   std::string why_not;  // when !applicable: one phrase, e.g. "needs a power-of-two group"
   // The algorithm runs a scale-up phase and a network phase one after the other (hierarchical,
-  // in-switch across islands). Costed as overlapped (max over all links) or sequential (the
-  // scale-up bottleneck plus the network bottleneck), see CostModel::Phases.
+  // in-switch across islands), so its time is the scale-up bottleneck's plus the network
+  // bottleneck's (collective_cost.h).
   bool phased = false;
 
   static Steps not_applicable(std::string why) { return {false, 0, std::move(why), false}; }

@@ -37,7 +37,7 @@ Steps halving_doubling(const GroupLayout& g, Op op, double bytes, Traffic& t) {
     latency += passes * alpha;
   }
   // Each step needs the previous one's result: across islands the NIC step cannot overlap the
-  // NVLink steps, so it is a phased algorithm (CostModel::Phases).
+  // NVLink steps, so it is a phased algorithm (collective_cost.h).
   return {true, latency, {}, g.islands() > 1};
 }
 

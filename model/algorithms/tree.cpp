@@ -53,7 +53,7 @@ Steps tree(const GroupLayout& g, Op op, double bytes, Traffic& t) {
   const double depth = islands > 1 ? std::ceil(std::log2(static_cast<double>(islands))) : 0.0;
   // Across islands the chain and the trees depend on each other: an island sends up the tree
   // only what its chain has reduced, and its chain broadcasts only what came down the tree. Like
-  // hierarchical, it is a phased algorithm (CostModel::Phases). Costed overlapped, a 16-GPU
+  // hierarchical, it is a phased algorithm (collective_cost.h). Costed overlapped, a 16-GPU
   // all-reduce over two DGX A100 would reach 241 GB/s busbw, above the 232 GB/s of one node's
   // NVLink alone: the bound the sequential rule rests on.
   return {true, phases * (chain_hops * c.scale_up.latency_us + depth * alpha_net), {}, islands > 1};
