@@ -51,7 +51,9 @@ namespace ringbench::results {
 //   3  /runs gains interface_reason, the build (compiler, compiler_flags, build_type), hdf5_library,
 //      the Slurm job and array ids, and every option as its own opt_* column; /results gains the
 //      CPU cost of the calls (cpu_s_per_GB, ctx_switches_per_call)
-inline constexpr int64_t kSchemaVersion = 3;
+//   4  /runs gains one core's reduction and copy rates (reduce_GBps, copy_GBps); /links (the
+//      point-to-point time of each link class) is new: what `topomodel calibrate` fits on
+inline constexpr int64_t kSchemaVersion = 4;
 
 // A results-file problem a user can act on (wrong schema, not HDF5, unwritable path, lock
 // timeout). what() is one line naming the file.

@@ -135,17 +135,27 @@ class BenchRun {
     const RunConditions conditions = record_.conditions = measure_run_conditions(*comm_);
     // The plain socket pair involves rank 0 (and one rank on another host), while the others
     // wait at the barrier.
+    std::vector<LinkPoint> links;
     if (options_.link_test) {
       PlainPair plain = measure_plain_pair(*comm_);
       record_.plain_pair_GBps = plain.GBps;
       record_.plain_pair_path = plain.path;
+      // The probes a model of this machine is fitted on (machine_probes.h); rank 0's core.
+      if (root_) {
+        const CoreRates rates = measure_core_rates(options_.dtype, options_.op);
+        record_.reduce_GBps = rates.reduce_GBps, record_.copy_GBps = rates.copy_GBps;
+      }
+      links = measure_link_classes(*comm_);
     }
     comm_->barrier();
     if (!root_) return;
     report_.header({fmt::format("{} ({})", kVersion, kGitRevision), mpi_.size(), hosts_,
                     record_.interface + ": " + record_.interface_reason,
                     record_.mpi_library, record_.plain_pair_GBps, record_.plain_pair_path, conditions});
-    sink_.add([row = to_row(record_)](results::Transaction& t) { t.append(runs_table(), {&row, 1}); });
+    sink_.add([row = to_row(record_), links = link_rows(record_.run_id, links)](results::Transaction& t) {
+      t.append(runs_table(), {&row, 1});
+      if (!links.empty()) t.append(links_table(), links);
+    });
   }
 
   // Rank 0: the kernel line, the summary, and the /runs row's ending.

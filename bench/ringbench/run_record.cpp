@@ -101,6 +101,10 @@ results::Table with_metadata_columns(results::Table table) {
        })
     table.columns.push_back(column);
   for (const OptionColumn& option : option_columns()) table.columns.push_back(option.column);
+  // Schema 4.
+  table.columns.push_back({"reduce_GBps", ColumnType::Float64, "GB/s (1e9 B/s)",
+                           "one core's dst = dst op src over 256 KiB in the run's dtype and op (rank 0; NaN without the link test)"});
+  table.columns.push_back({"copy_GBps", ColumnType::Float64, "GB/s (1e9 B/s)", "one core's memcpy over 256 KiB (rank 0)"});
   return table;
 }
 
@@ -238,7 +242,33 @@ results::Row to_row(const RunRecord& r) {
                                   r.slurm_array_job_id, r.slurm_array_task_id})
     row.emplace_back(text);
   row.insert(row.end(), r.options.begin(), r.options.end());
+  row.emplace_back(r.reduce_GBps);
+  row.emplace_back(r.copy_GBps);
   return row;
+}
+
+const results::Table& links_table() {
+  static const results::Table table{
+      "/links",
+      {
+          {"run_id", ColumnType::String, "", "the run (see /runs)"},
+          {"link_class", ColumnType::String, "", "same host, or across hosts"},
+          {"rank_a", ColumnType::Int64, "", "one end (rank 0)"},
+          {"rank_b", ColumnType::Int64, "", "the other end: rank 0's first partner of the class"},
+          {"bytes", ColumnType::UInt64, "bytes", "message size"},
+          {"one_way_us", ColumnType::Float64, "us", "half the median round trip of a ping-pong through our transport"},
+          {"round_trips", ColumnType::Int64, "", "timed round trips, after 3 untimed"},
+      },
+      "point-to-point time of each link class of a run at several sizes (schema 4; with the link test)"};
+  return table;
+}
+
+std::vector<results::Row> link_rows(const std::string& run_id, const std::vector<LinkPoint>& points) {
+  std::vector<results::Row> rows;
+  for (const LinkPoint& p : points)
+    rows.push_back({run_id, p.link_class, int64_t{p.rank_a}, int64_t{p.rank_b}, uint64_t{p.bytes}, p.one_way_us,
+                    int64_t{p.round_trips}});
+  return rows;
 }
 
 results::Row to_row(const std::string& run_id, const SizeResult& s, const BenchOptions& options, int n) {

@@ -3,6 +3,7 @@
 //
 //   /runs     one row per run: who, where, what was asked, and how it ended
 //   /results  one row per (run, collective, algorithm, size), keyed by run_id
+//   /links    one row per (run, link class, size): the point-to-point probe (machine_probes.h)
 //
 // A run's /runs row is written when it starts (exit_status "running") and replaced when it ends;
 // its /results rows are committed size by size, so a run that fails or is killed keeps every
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "bench_options.h"
+#include "machine_probes.h"
 #include "measurement.h"
 #include "run_conditions.h"
 #include "results/results_file.h"
@@ -42,11 +44,16 @@ struct RunRecord {
   std::string compiler, compiler_flags, build_type, hdf5_library;
   std::string slurm_job_id, slurm_array_job_id, slurm_array_task_id;
   results::Row options;
+  // Schema 4: one core's reduction and copy rates (machine_probes.h); NaN without the link test.
+  double reduce_GBps = std::nan(""), copy_GBps = std::nan("");
 };
 
 const results::Table& runs_table();
 const results::Table& results_table();
 const results::Table& samples_table();  // --samples
+const results::Table& links_table();
+
+std::vector<results::Row> link_rows(const std::string& run_id, const std::vector<LinkPoint>& points);
 
 // The /samples rows of one /results row (`row`: its index within the run).
 std::vector<results::Row> sample_rows(const std::string& run_id, int row, const SizeResult& result);

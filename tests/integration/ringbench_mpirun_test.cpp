@@ -207,6 +207,41 @@ TEST_F(RingbenchRun, AppendsToAFileOfThePreviousSchema) {
   for (size_t i = 0; i < samples.rows.size(); ++i) EXPECT_GT(get<double>(samples, i, "time_us"), 0.0);
 }
 
+// A file written by the release of schema 3 (tests/data/results-schema3.h5, ringbench 6a6cf7d)
+// takes this ringbench's run: /runs is widened by the machine probes' rates (missing for the old
+// run, measured for the new), and /links lands beside, one row per size of the one link class a
+// single host has.
+TEST_F(RingbenchRun, AppendsToAFileOfSchemaThreeWithTheMachineProbes) {
+  const fs::path file = dir_ / "schema3.h5";
+  fs::copy_file(fs::path(RINGBENCH_SOURCE_DIR) / "tests/data/results-schema3.h5", file);
+  const auto before_runs = results::read_table(file, "/runs");
+  ASSERT_EQ(before_runs.columns.size(), 57u) << "the fixture is schema 3";
+  auto run = run_command(mpirun(2) + RINGBENCH_EXE + " -m 8:64 -i 12 -o " + file.string(), (dir_ / "run").string());
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+
+  const auto runs = results::read_table(file, "/runs");
+  ASSERT_EQ(runs.rows.size(), before_runs.rows.size() + 1);
+  for (size_t c = 0; c < before_runs.columns.size(); ++c)
+    EXPECT_TRUE(same(before_runs.rows[0][c], runs.rows[0][c])) << "column " << before_runs.columns[c].name;
+  EXPECT_TRUE(std::isnan(get<double>(runs, 0, "reduce_GBps")));
+  EXPECT_GT(get<double>(runs, 1, "reduce_GBps"), 0.0);
+  EXPECT_GT(get<double>(runs, 1, "copy_GBps"), 0.0);
+  EXPECT_EQ(results::read_table(file, "/results").rows.size(), 8u);
+
+  const auto links = results::read_table(file, "/links");
+  ASSERT_EQ(links.rows.size(), 6u) << "one class (same host) at 64 B to 4 MiB";
+  double last_us = 0;
+  for (size_t i = 0; i < links.rows.size(); ++i) {
+    EXPECT_EQ(get<std::string>(links, i, "run_id"), get<std::string>(runs, 1, "run_id"));
+    EXPECT_EQ(get<std::string>(links, i, "link_class"), "same host");
+    EXPECT_EQ(get<int64_t>(links, i, "rank_b"), 1);
+    EXPECT_GT(get<double>(links, i, "one_way_us"), 0.0);
+    last_us = get<double>(links, i, "one_way_us");
+  }
+  EXPECT_EQ(get<uint64_t>(links, 5, "bytes"), 4u << 20);
+  EXPECT_GT(last_us, get<double>(links, 0, "one_way_us")) << "4 MiB one way takes longer than 64 B";
+}
+
 // Every collective with every algorithm, the MPI library's own included, over Open MPI's TCP.
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
