@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "byte_size.h"
+#include "choice_log.h"
 #include "crossover.h"
 #include "mpi_collectives.h"
 #include "run_record.h"
@@ -152,6 +153,9 @@ std::vector<Sweep::Placements> Sweep::measure_size(const std::vector<Series>& se
     for (const Contestant& c : contestants_of(s.is_auto() ? auto_pick(collective, bytes) : *s.algorithm))
       contestants.push_back(c);
   }
+  for (size_t k = 0; k < contestants.size(); ++k)  // once per algorithm, not per placement
+    if (k == 0 || contestants[k].algorithm != contestants[k - 1].algorithm)
+      log_size_plan(comm_, *contestants[k].algorithm, bytes, esize_, options_.root);
   progress_.starting(series.size() == 1 ? fmt::format("{} {}", series_name(series.front()), to_string(collective))
                                         : fmt::format("{} algorithms of {}", series.size(), to_string(collective)),
                      bytes);
@@ -222,7 +226,10 @@ BenchOptions Sweep::auto_trial_options(const BenchOptions& options) {
 const Algorithm& Sweep::auto_pick(Collective collective, uint64_t bytes) {
   const std::vector<const Algorithm*> list =
       shortlist(own_algorithms(collective), *link_model_, hosts_of_ranks_, bytes / esize_, esize_);
-  if (list.size() == 1) return *list.front();
+  if (list.size() == 1) {
+    log_auto_pick(comm_, bytes, *link_model_, hosts_of_ranks_, esize_, list, {}, 0);
+    return *list.front();
+  }
   std::vector<std::vector<double>> calls_us(list.size());  // rank 0: every trial call, by candidate
   std::vector<size_t> racing(list.size());
   std::iota(racing.begin(), racing.end(), size_t{0});
@@ -243,6 +250,7 @@ const Algorithm& Sweep::auto_pick(Collective collective, uint64_t bytes) {
     }
     racing = agree_on_standings(standings, list.size());
   }
+  log_auto_pick(comm_, bytes, *link_model_, hosts_of_ranks_, esize_, list, calls_us, racing.front());
   return *list[racing.front()];
 }
 
