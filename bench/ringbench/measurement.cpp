@@ -9,6 +9,7 @@
 #include "cpu_cost.h"
 #include "input_data.h"
 #include "link_test.h"
+#include "statistics/turn_order.h"
 #include "transport/collectives/ring_allreduce.h"
 #include "transport/counted_run.h"
 #include "verification.h"
@@ -104,9 +105,11 @@ std::vector<SizeResult> Measurement::measure_together(std::span<const Contestant
     contenders[i].formula = expected_payload(comm_, *contestants[i].algorithm, call);
     warm_up(contenders[i], call, inputs);
   }
-  // Turns: one block each; one that stops is finished at once, while the buffer holds its result.
-  for (size_t left = contenders.size(); left > 0;)
-    for (Contender& contender : contenders) {
+  // Turns: one block each, in a fresh order every round that every rank draws alike
+  // (statistics/turn_order.h); one that stops is finished at once, while the buffer holds its result.
+  for (size_t left = contenders.size(), round = 0; left > 0; ++round)
+    for (size_t turn : stats::turn_order(contenders.size(), seed_ + 1000003 * bytes + round)) {
+      Contender& contender = contenders[turn];
       if (contender.done || run_block(contender, call, inputs) == stats::StopReason::keep_going) continue;
       finish(contender, call, inputs);
       contender.done = true;

@@ -15,6 +15,7 @@
 #include "size_sweep.h"
 #include "statistics/order_statistics.h"
 #include "statistics/race.h"
+#include "statistics/turn_order.h"
 #include "transport/collectives/ring_allreduce.h"
 
 namespace ringbench {
@@ -24,8 +25,8 @@ Sweep::Sweep(Communicator& comm, MpiBootstrap& mpi, const BenchOptions& options,
     : comm_(comm), mpi_(mpi), options_(options), report_(report), sink_(sink), run_id_(run_id),
       root_(comm.rank() == 0), esize_(element_size(options.dtype)),
       // Every rank derives the same seed from the job's first card, so inputs agree across ranks.
-      measurement_(comm, options, comm.peers()[0].secret_proposal, cpu_since),
-      trial_options_(auto_trial_options(options)), trial_(comm, trial_options_, comm.peers()[0].secret_proposal),
+      seed_(comm.peers()[0].secret_proposal), measurement_(comm, options, seed_, cpu_since),
+      trial_options_(auto_trial_options(options)), trial_(comm, trial_options_, seed_),
       hosts_of_ranks_(host_placement(comm)), sizes_(run_sizes(options)),
       // Under mpirun a rank's stderr is always a pipe, but its stdout is a pty exactly when
       // mpirun's is a terminal: either one says a person is watching.
@@ -235,7 +236,9 @@ const Algorithm& Sweep::auto_pick(Collective collective, uint64_t bytes) {
   std::iota(racing.begin(), racing.end(), size_t{0});
   const auto started = std::chrono::steady_clock::now();
   for (int turn = 1; racing.size() > 1; ++turn) {
-    for (size_t i : racing) {
+    // In a fresh order each turn, as the rows take theirs (Measurement::measure_together).
+    for (size_t k : stats::turn_order(racing.size(), seed_ + 1000003 * bytes + static_cast<uint64_t>(turn))) {
+      const size_t i = racing[k];
       const SizeResult trial = trial_.measure(*list[i], bytes);
       calls_us[i].insert(calls_us[i].end(), trial.call_us.begin(), trial.call_us.end());
     }

@@ -99,6 +99,7 @@ class Sweep {
   const std::string run_id_;
   const bool root_;
   const size_t esize_;
+  const uint64_t seed_;  // the job's, from rank 0's card: inputs and turn orders agree across ranks
   Measurement measurement_;
   const BenchOptions trial_options_;  // auto's trials
   Measurement trial_;
