@@ -1,6 +1,8 @@
 #include "algorithm.h"
 
+#include <algorithm>
 #include <map>
+#include <stdexcept>
 #include <string>
 
 #include "collectives/binomial_broadcast.h"
@@ -19,13 +21,34 @@
 #include "collectives/ring_reducescatter.h"
 #include "collectives/tree_allreduce.h"
 #include "communicator.h"
+#include "spec/algorithm_spec.h"
 
 namespace ringbench {
 
+namespace {
+
+// Where `a` stands in the specification's list (spec/algorithm_spec.cpp), which alone decides the
+// order reports list algorithms in.
+size_t specification_position(const Algorithm& a) {
+  const auto& specs = spec::all_algorithm_specs();
+  for (size_t i = 0; i < specs.size(); ++i)
+    if (specs[i]->collective == to_string(a.collective()) && specs[i]->name == a.name()) return i;
+  throw std::logic_error("algorithm " + std::string(a.name()) + " has no specification");
+}
+
+std::vector<const Algorithm*> in_specification_order(std::vector<const Algorithm*> runners) {
+  std::ranges::sort(runners, {}, [](const Algorithm* a) { return specification_position(*a); });
+  if (runners.size() != spec::all_algorithm_specs().size())
+    throw std::logic_error("the transport runs " + std::to_string(runners.size()) + " algorithms, the specification has " +
+                           std::to_string(spec::all_algorithm_specs().size()));
+  return runners;
+}
+
+}  // namespace
+
 const std::vector<const Algorithm*>& all_algorithms() {
-  // One line per algorithm; the order is the order reports list them in: by collective, the
-  // bandwidth-optimal ring first, then the alternatives it is compared with.
-  static const std::vector<const Algorithm*> algorithms = {
+  // Which code runs each specified algorithm; the order is the specification's.
+  static const std::vector<const Algorithm*> algorithms = in_specification_order({
       &ring_allreduce(),
       &naive_allreduce(),
       &tree_allreduce(),
@@ -41,7 +64,7 @@ const std::vector<const Algorithm*>& all_algorithms() {
       &ring_reduce(),
       &binomial_reduce(),
       &pairwise_alltoall(),
-  };
+  });
   return algorithms;
 }
 

@@ -64,7 +64,7 @@ class Algorithm {
 // from the host identities published at bootstrap. Every rank computes the same vector.
 std::vector<int> host_placement(const Communicator& comm);
 
-// Every algorithm, in a stable order (collective, then name).
+// Every algorithm the specification holds, in its order (spec::all_algorithm_specs()).
 const std::vector<const Algorithm*>& all_algorithms();
 // nullptr when there is no such algorithm for that collective.
 const Algorithm* find_algorithm(Collective collective, std::string_view name);

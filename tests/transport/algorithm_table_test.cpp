@@ -10,6 +10,7 @@
 
 #include "transport/algorithm.h"
 #include "transport/algorithm_table.h"
+#include "spec/algorithm_spec.h"
 
 namespace ringbench {
 namespace {
@@ -23,6 +24,17 @@ TEST(AlgorithmTable, HasOneRowPerAlgorithmWithItsFormula) {
   // Ring all-reduce at N = 4 on 1 MiB: 2(N-1)/N x data = 1572864 bytes, exactly the bound.
   EXPECT_NE(table.find("| allreduce | ring | 6 | 1572864 | 1572864 |"), std::string::npos) << table;
   EXPECT_NE(table.find("| allreduce | naive | 1 | 3145728 | 1572864 |"), std::string::npos) << table;
+}
+
+// The transport runs exactly the specified algorithms, in the specification's order.
+TEST(AlgorithmTable, RunsEverySpecifiedAlgorithmInItsOrder) {
+  const auto& specs = spec::all_algorithm_specs();
+  const auto& runners = all_algorithms();
+  ASSERT_EQ(runners.size(), specs.size());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    EXPECT_EQ(to_string(runners[i]->collective()), specs[i]->collective) << i;
+    EXPECT_EQ(runners[i]->name(), specs[i]->name) << i;
+  }
 }
 
 TEST(AlgorithmTable, DocsCarryTheGeneratedTable) {
