@@ -20,6 +20,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/test_seed.h"
+
 namespace ringbench::testing {
 
 namespace fs = std::filesystem;
@@ -121,25 +123,6 @@ class Job {
   std::vector<bool> ended_;
   std::vector<Clock::time_point> end_time_;
 };
-
-// The seed of a test's random choices: RINGBENCH_TEST_SEED if set (to replay a run that failed),
-// else a fresh one. Printed first thing, so every run can be replayed.
-inline uint32_t test_seed(const char* test) {
-  uint32_t seed = 0;
-  if (const char* given = std::getenv("RINGBENCH_TEST_SEED")) {
-    char* end = nullptr;
-    const unsigned long value = std::strtoul(given, &end, 10);
-    if (*given == '\0' || *end != '\0' || value > UINT32_MAX)
-      throw std::invalid_argument(std::string("RINGBENCH_TEST_SEED must be a number 0..4294967295, got '") + given +
-                                  "'");
-    seed = static_cast<uint32_t>(value);
-  } else {
-    seed = std::random_device{}();
-  }
-  std::printf("%s: seed %u (replay with RINGBENCH_TEST_SEED=%u)\n", test, seed, seed);
-  std::fflush(stdout);
-  return seed;
-}
 
 // Count of table rows (lines not starting with '#') in a rank's stdout.
 inline int table_rows(const std::string& out) {

@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
-#include <iostream>
 #include <numeric>
 #include <random>
 #include <set>
@@ -14,17 +12,14 @@
 
 #include "statistics/race.h"
 #include "statistics/turn_order.h"
+#include "tests/test_seed.h"
 
 namespace ringbench::stats {
 namespace {
 
+// Every random test draws from one seed per process; RINGBENCH_TEST_SEED replays a reported failure.
 uint64_t test_seed() {
-  static const uint64_t seed = [] {
-    const char* given = std::getenv("RINGBENCH_TEST_SEED");
-    const uint64_t s = given ? std::strtoull(given, nullptr, 10) : std::random_device{}();
-    std::cout << "race_test seed: " << s << " (replay with RINGBENCH_TEST_SEED=" << s << ")\n";
-    return s;
-  }();
+  static const uint64_t seed = testing::test_seed("race_test");
   return seed;
 }
 

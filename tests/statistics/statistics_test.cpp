@@ -3,26 +3,20 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
-#include <iostream>
 #include <random>
 #include <vector>
 
 #include "statistics/call_statistics.h"
 #include "statistics/order_statistics.h"
 #include "statistics/stopping_rule.h"
+#include "tests/test_seed.h"
 
 namespace ringbench::stats {
 namespace {
 
-// Every random test draws from this seed; RINGBENCH_TEST_SEED replays a reported failure.
+// Every random test draws from one seed per process; RINGBENCH_TEST_SEED replays a reported failure.
 uint64_t test_seed() {
-  static const uint64_t seed = [] {
-    const char* given = std::getenv("RINGBENCH_TEST_SEED");
-    const uint64_t s = given ? std::strtoull(given, nullptr, 10) : std::random_device{}();
-    std::cout << "statistics_test seed: " << s << " (replay with RINGBENCH_TEST_SEED=" << s << ")\n";
-    return s;
-  }();
+  static const uint64_t seed = testing::test_seed("statistics_test");
   return seed;
 }
 
