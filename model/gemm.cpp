@@ -12,7 +12,7 @@
 //                make it stand for an H100 too.
 // Why the largest: a training step keeps the tensor cores busy for seconds, and an A100 does not
 // hold its boost clock that long. The cookbook's A100 data shows it: every GEMM that runs 10 ms or
-// more sustains 209-221 TFLOP/s whatever its shape (bsweep: 2..64 x 8192^3, 32..64 x 4096^3;
+// more sustains 209-225 TFLOP/s whatever its shape (bsweep: 2..64 x 8192^3, 32..64 x 4096^3;
 // msweep: 2..64 x 8192x4096x8192), while calls of 1-4 ms reach 249-268 (8192^3 alone: 267.7).
 // The repository first solved A100 on the m sweep's fastest row (8192x4096x8192 at 251.5, 2 ms),
 // the luckiest of a noisy sweep and a short, boost-clock call; it is now a check (+14%). Neither
