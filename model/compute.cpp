@@ -4,8 +4,6 @@
 
 #include <algorithm>
 
-#include "units.h"
-
 namespace ringbench::model {
 namespace {
 
@@ -26,7 +24,7 @@ GemmTimes gemm_with_backward(const GemmGpu& gpu, double m, double n, double k, d
 double total(const GemmTimes& t, bool recomputed) { return t.forward_us * (recomputed ? 2 : 1) + t.backward_us; }
 
 double hbm_us(const GemmGpu& gpu, double bytes, double kernels) {
-  return bytes / bytes_per_s(gpu.hbm_GBps) * 1e6 + kernels * kKernelOverheadUs;
+  return bytes / gpu.achievable_hbm_Bps() * 1e6 + kernels * kKernelOverheadUs;
 }
 
 struct Dims {

@@ -37,8 +37,9 @@
 //             m, v and the fp32 gradient, writes master, m, v and the bf16 weight (30 bytes), plus
 //             4 bytes to read the gradient for the global-norm clip: 34 bytes per parameter / HBM.
 //
-// HBM-bound kernels are priced at the datasheet bandwidth, so they are a lower bound (no kernel
-// benchmark of them is in the repository).
+// HBM-bound kernels are priced at the bandwidth a streaming kernel reaches on the GPU
+// (GemmGpu::achievable_hbm_Bps: measured on A100, 88% of the datasheet; the datasheet elsewhere, so
+// a lower bound there).
 
 #include "gemm.h"
 #include "placement.h"

@@ -15,8 +15,10 @@
 //     time    = max(compute, memory) + kKernelOverhead_us
 //
 // GPU constants are published (SM count, dense 16-bit peak, HBM bandwidth: NVIDIA datasheets) or
-// measured on the GPU itself: the mainloop efficiency is solved on ONE large GEMM benchmark per GPU
-// family (gemm.cpp names it; that row is marked fitted), and every other GEMM is a check. Error:
+// measured on the GPU itself: the mainloop efficiency is solved on ONE GEMM benchmark per GPU
+// family, the one with the most FLOPs in that family's data (a call long enough to run at the
+// sustained clock a training step runs at; gemm.cpp names it and says why; that row is marked
+// fitted), and every other GEMM is a check. Error:
 // gemm_checks() (published A100 figures) and h200_error_by_class() (the measured H200 data).
 
 #include <string>
@@ -31,9 +33,13 @@ struct GemmGpu {
   std::string name;
   int sms = 0;
   double peak_tflops = 0;  // dense bf16/fp16 tensor-core peak
-  double hbm_GBps = 0;     // HBM bandwidth, GB/s (1e9 bytes/s)
+  double hbm_GBps = 0;     // HBM bandwidth, GB/s (1e9 bytes/s), datasheet
   double mainloop_efficiency = 0;  // fraction of per-SM peak a full tile's main loop sustains
   std::string efficiency_source;   // the one GEMM benchmark it is solved on
+  // Fraction of hbm_GBps a streaming kernel reaches, measured on the GPU (gemm.cpp names the
+  // measurement); 1 where none is at hand, so the HBM-bound times stay lower bounds there.
+  double hbm_efficiency = 1.0;
+  double achievable_hbm_Bps() const { return hbm_GBps * 1e9 * hbm_efficiency; }
 };
 
 // A100, H100, H200 (and "test", the hand-sized test GPU). InputError for any other.
@@ -63,7 +69,7 @@ enum class GemmRole { Fitted, Checked };
 
 struct GemmCheck {
   std::string gpu;
-  std::string shape;   // "m x n x k"
+  std::string shape;   // "m x n x k", or "batch x m x n x k" for a batched GEMM
   GemmRole role;
   std::string source;
   double published_tflops = 0;

@@ -121,7 +121,9 @@ Transformer table1_model(const Table1Row& r) {
 // 8K tokens without activation checkpointing", Sec. 3.3.2), and one layer fewer on the first and
 // the last stage (Sec. 3.3.2): 126 layers over PP16 are 7, 14 x 8, 7. FSDP as Sec. 3.3.1 states
 // it: optimizer state and gradients sharded over DP, weights not resharded after the forward
-// pass, which in memory is ZeRO stage 2; gradients reduced in bf16. Virtual stages: 8, one layer
+// pass, which in memory is ZeRO stage 2; gradients reduce-scattered in fp32 ("we use FP32 gradient
+// accumulation during backward computation over multiple micro-batches and also reduce-scatter
+// gradients in FP32 across data parallel workers in FSDP", Sec. 3.3.2). Virtual stages: 8, one layer
 // per model chunk, derived from Sec. 3.3.2's "the first model chunk on the first stage has only
 // the embedding" once one layer is removed from that stage (128 slots / 16 ranks / 1 layer).
 TrainingConfig llama3() {
@@ -139,7 +141,7 @@ TrainingConfig llama3() {
 
 Transformer llama3_pipeline() {
   Transformer m = workload_preset("llama3-405b");
-  m.grad_reduce_bytes = 2;  // bf16 reduce-scatter (FSDP)
+  m.grad_reduce_bytes = 4;  // fp32 reduce-scatter (FSDP), Sec. 3.3.2
   return m;
 }
 

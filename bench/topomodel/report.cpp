@@ -157,9 +157,9 @@ void print_workload_lines(const model::Transformer& m, const model::TrainingConf
              c.virtual_stages);
   const model::GemmGpu g = model::gemm_gpu(cluster.gpu);
   fmt::print("# compute   {} from shapes: {} SMs, {:g} TFLOP/s peak, GEMM mainloop {:.3f} and attention {:.3f} of it "
-             "(solved on kernel benchmarks, `topomodel validate`), {:g} GB/s HBM; {:.1f} GB, {:.0f}% usable\n",
+             "(solved on kernel benchmarks, `topomodel validate`), {:g} GB/s HBM ({:.0f}% reached); {:.1f} GB, {:.0f}% usable\n",
              gpu.name, g.sms, g.peak_tflops, g.mainloop_efficiency, model::attention_efficiency(g), g.hbm_GBps,
-             gpu.memory_GB, 100 * c.usable_memory_fraction);
+             100 * g.hbm_efficiency, gpu.memory_GB, 100 * c.usable_memory_fraction);
   fmt::print("# memory    ZeRO stage {} over dp x cp x ep; stages {}\n", model::sharding_stage(c),
              c.stage_layers.empty() && c.lighter_edge_stages == 0
                  ? std::string("even")

@@ -237,9 +237,9 @@ TEST(Failures, Llama3GoodputAboveNinetyPercent) {
 }
 
 // Compute comes from shapes now, so nothing is fitted on a training run: every run is a check.
-// The model is optimistic on A100 (its GEMM model is fitted on the fastest published A100 GEMM and
-// is 12% optimistic at the median on the rest); the runs it misses by more than 20% are listed
-// here by name, so a change that moves any run in or out of tolerance fails this test.
+// The runs it misses by more than 20% are listed here by name (none since the A100 GEMM constant is
+// solved on a sustained-clock GEMM, gemm.cpp), so a change that moves any run in or out of
+// tolerance fails this test.
 TEST(PublishedRuns, EveryRunIsACheckAndTheKnownMissesAreNamed) {
   const auto rows = run_validation_table();
   std::vector<std::string> off;
@@ -251,7 +251,7 @@ TEST(PublishedRuns, EveryRunIsACheckAndTheKnownMissesAreNamed) {
     if (std::abs(r.error) > kCheckTolerance) off.push_back(r.name.substr(0, r.name.find(',')));
   }
   EXPECT_GE(rows.size(), 16u);
-  const std::vector<std::string> expected = {"Table 1 1.7B", "Table 1 3.6B"};
+  const std::vector<std::string> expected = {};
   EXPECT_EQ(off, expected);
 }
 
@@ -277,7 +277,7 @@ TEST(PublishedRuns, Fig13RankingCountsOnlyAMarginAboveTheGemmError) {
     std::printf("%s: published best %s, model best %s, margin %.1f%% (GEMM error %.1f%%)\n", k.name.c_str(),
                 k.published_best.c_str(), k.model_best.c_str(), 100 * k.margin, 100 * k.tolerance);
     EXPECT_NEAR(k.tolerance, gemm_stated_error(), 1e-12);
-    EXPECT_GT(k.tolerance, 0.05);
+    EXPECT_GT(k.tolerance, 0.01);
     EXPECT_EQ(k.pass(), k.picked() || k.margin <= k.tolerance);
   }
   // Batch 128 (m = 128, the bubble small): the model picks tp8 pp8, as published.
