@@ -17,6 +17,10 @@ namespace {
 
 using results::ColumnType;
 
+// --compute-ms's upper limit: 1e9 ms (11.6 days) per layer is beyond any backward pass, and keeps
+// L x c finite for every --layers.
+constexpr double kMaxComputeMs = 1e9;
+
 // One row per bucket size. The columns ringbench's /workloads table also has carry its names and
 // meanings, so the two join on (grad_bytes, layers, bucket_bytes) for measured against predicted.
 const results::Table& ddp_steps_table() {
@@ -86,9 +90,7 @@ model::DdpWorkload workload_of(const DdpOptions& o) {
   model::DdpWorkload w;
   w.grad_bytes = parse_bytes(o.grad_bytes, "--grad-bytes");
   w.layers = o.layers;
-  for (const CLI::Option* flag : o.flags) {
-    if (flag->get_name() == "--compute-ms" && flag->count() > 0) w.compute_us_per_layer = o.compute_ms * 1e3;
-  }
+  if (o.compute_ms_flag && o.compute_ms_flag->count() > 0) w.compute_us_per_layer = o.compute_ms * 1e3;
   return w;
 }
 
@@ -103,10 +105,11 @@ void DdpOptions::add_to(CLI::App& command) {
   flags.push_back(command.add_option("--bucket-bytes", bucket_bytes,
                                      "--workload ddp: bucket size, A:B (A, 2A, ... up to B) or A,B,C")
                       ->capture_default_str());
-  flags.push_back(command.add_option("--compute-ms", compute_ms,
-                                     "--workload ddp: backward compute per layer (default: balanced, one layer's "
-                                     "gradients all-reduced)")
-                      ->check(number_in(0, 1e9)));
+  compute_ms_flag = command.add_option("--compute-ms", compute_ms,
+                                       "--workload ddp: backward compute per layer (default: balanced, one layer's "
+                                       "gradients all-reduced)")
+                        ->check(number_in(0, kMaxComputeMs));
+  flags.push_back(compute_ms_flag);
   flags.push_back(command.add_option("--algo", algo,
                                      "--workload ddp: all-reduce algorithm of the buckets (ring, tree, "
                                      "halving-doubling, hierarchical, nvls) or auto (the fastest per size)")

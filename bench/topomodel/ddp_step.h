@@ -21,6 +21,7 @@ struct DdpOptions {
   double compute_ms = 0;  // per layer; only when --compute-ms is given
   std::string algo = "ring";
   std::vector<CLI::Option*> flags;  // to tell which were given
+  CLI::Option* compute_ms_flag = nullptr;
 
   void add_to(CLI::App& command);
   // The first DDP flag given on the command line, or "" (the transformer step rejects them).
