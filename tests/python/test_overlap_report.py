@@ -1,6 +1,7 @@
 """scripts/overlap_report.py: ringbench's measured DDP step (/workloads) against topomodel's
 prediction (/model/ddp_steps), on small files written here in the layout of both tables."""
 
+import os
 import subprocess
 import sys
 
@@ -149,3 +150,36 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, scripts_dir):
                            text=True)
         assert r.returncode == 2, r.stderr
         assert r.stderr.count("\n") == 1 and r.stderr.startswith("overlap_report.py: error: "), r.stderr
+
+
+# A machine file in the model's cluster format, as `topomodel calibrate` writes one for 4 ranks on
+# one host: made up, but with a per-call cost large enough that small buckets lose.
+MACHINE = """{"name": "test-machine", "gpu": "test", "nodes": 1, "gpus_per_node": 4,
+  "scale_up": {"kind": "pcie", "bw_GBps": 2.0, "latency_us": 20.0},
+  "nics": {"per_node": 1, "bw_Gbps": 10, "latency_us": 20.0}, "launch_overhead_us": 40.0}"""
+
+
+@pytest.mark.skipif(not os.environ.get("TOPOMODEL"), reason="TOPOMODEL (the topomodel executable) not set")
+def test_plan_drives_topomodel_and_the_report_joins_its_rows(tmp_path, scripts_dir):
+    """overlap-check.sh's steps 3 and 4 with the real topomodel: every plan line is a valid
+    topomodel command, and each measured bucket size gets its prediction, cut into as many buckets."""
+    measured = tmp_path / "m.h5"
+    measured_file(measured, compute=1234.5)
+    (tmp_path / "machine.json").write_text(MACHINE)
+    predicted = str(tmp_path / "p.h5")
+    for line in orep.plan_lines(orep.measured_rows(str(measured))):
+        world, algo, grad, layers, bucket, compute_ms = line.split()
+        subprocess.run([os.environ["TOPOMODEL"], "step", "--workload", "ddp", "--cluster",
+                        str(tmp_path / "machine.json"), "--gpus", world, "--algo", algo, "--grad-bytes", grad,
+                        "--layers", layers, "--bucket-bytes", bucket, "--compute-ms", compute_ms, "-o", predicted],
+                       check=True, capture_output=True)
+    lines = orep.report_lines(str(measured), predicted)
+    rows = rows_of(lines)
+    assert [r[1] for r in rows] == ["2048/2048", "512/512", "128/128", "32/32"]
+    assert all(r[4] != "-" for r in rows)
+    assert not any("warning" in line for line in lines)
+    predicted_rows = orep.predicted_rows(predicted)
+    assert {float(r["compute_us_per_layer"]) for r in predicted_rows.values()} == {1234.5}
+    # The made-up machine's 40 us per call: 2048 buckets of 64K cost more than 32 of 4M.
+    steps = [float(predicted_rows[(4, 128 << 20, 32, b)]["step_us"]) for b in SIZES]
+    assert steps[0] > steps[-1]
