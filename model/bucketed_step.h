@@ -48,7 +48,7 @@ struct DdpWorkload {
 };
 
 // Buckets the timeline holds at most (a bucket of 1 byte over 1 EB would never end).
-inline constexpr uint64_t kMaxBuckets = uint64_t{1} << 22;
+inline constexpr uint64_t kMaxBuckets = uint64_t{1} << 20;
 
 struct BucketTimes {
   uint64_t bytes = 0;
