@@ -1,11 +1,14 @@
 // topomodel step: one placement of a transformer's training step on a cluster, with the
-// breakdown (compute, exposed TP, DP, PP p2p, bubble), throughput, MFU/HFU and memory.
+// breakdown (compute, exposed TP, DP, PP p2p, bubble), throughput, MFU/HFU and memory; or, with
+// --workload ddp, the bucketed data-parallel step ringbench measures (ddp_step.h).
 //
 //   topomodel step --cluster dgx-a100 --gpus 1024 --model gpt3-175b --tp 8 --pp 8
+//   topomodel step --workload ddp --cluster dgx-h100 --bucket-bytes 64Ki:128Mi
 
 #include <fmt/format.h>
 
 #include "commands.h"
+#include "ddp_step.h"
 #include "model/error.h"
 #include "model/input_limits.h"
 #include "model/step.h"
@@ -20,11 +23,13 @@ namespace {
 struct Options {
   ClusterOptions cluster;
   TrainingOptions training;
+  std::string workload = "transformer";
+  DdpOptions ddp;
   int tp = 1, pp = 1, dp = 0, cp = 1, ep = 1;
   std::string order = default_rank_order();
 };
 
-void run(const Options& o, Context& context) {
+void run_transformer(const Options& o, Context& context) {
   const model::Cluster cluster = o.cluster.resolve();
   const model::Transformer m = o.training.workload();
   const model::TrainingConfig config = o.training.config();
@@ -61,13 +66,34 @@ void run(const Options& o, Context& context) {
   output.write({{&steps_table(), step_rows(output.run_id(), cluster, m, {r}, false)}}, context.exit_status);
 }
 
+// --workload picks the step: a transformer's (--model) or the DDP one; each rejects the other's flags.
+void run(const Options& o, Context& context) {
+  if (o.workload == "ddp") {
+    if (!o.training.model.empty()) throw model::InputError("--model is for --workload transformer, not ddp");
+    run_ddp_step(o.cluster, o.ddp, context);
+    return;
+  }
+  if (o.workload != "transformer") {
+    throw model::InputError(fmt::format("--workload {}: unknown (known: transformer, ddp)", o.workload));
+  }
+  if (const std::string flag = o.ddp.first_given(); !flag.empty()) {
+    throw model::InputError(fmt::format("{} needs --workload ddp", flag));
+  }
+  if (o.training.model.empty()) throw model::InputError("--model is required for --workload transformer");
+  run_transformer(o, context);
+}
+
 }  // namespace
 
 void add_step_command(CLI::App& app, Context& context) {
-  auto* command = app.add_subcommand("step", "one training step of a transformer on one placement, with its breakdown");
+  auto* command = app.add_subcommand(
+      "step", "one training step: a transformer on one placement, with its breakdown, or bucketed DDP (--workload ddp)");
   auto o = std::make_shared<Options>();
   o->cluster.add_to(*command);
-  o->training.add_to(*command, true);
+  command->add_option("--workload", o->workload, "transformer (--model) or ddp (bucketed data-parallel gradients)")
+      ->capture_default_str();
+  o->training.add_to(*command, false);
+  o->ddp.add_to(*command);
   const CLI::Validator parallel = integer_in(1, model::limits::kMaxGpus);
   command->add_option("--tp", o->tp, "tensor-parallel size")->capture_default_str()->check(parallel);
   command->add_option("--pp", o->pp, "pipeline-parallel size")->capture_default_str()->check(parallel);

@@ -82,7 +82,20 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"sweep --cluster dgx-a100 --gpus 64 --model gpt3-175b --micro-batches 0", "--micro-batches"},
                       BadInput{"failures --gpus 64 --tp 3", "--tp"},
                       BadInput{"failures --gpus 64 --restart-s -1", "--restart-s"},
-                      BadInput{"failures --gpus 64 --interval-min 0", "--interval-min"}));
+                      BadInput{"failures --gpus 64 --interval-min 0", "--interval-min"},
+                      BadInput{"step --workload gpt", "--workload"},
+                      BadInput{"step --workload ddp --model gpt3-175b", "--model"},
+                      BadInput{"step --gpus 64 --model gpt3-175b --tp 8 --bucket-bytes 1M", "--bucket-bytes"},
+                      BadInput{"step --workload ddp --bucket-bytes 0", "--bucket-bytes"},
+                      BadInput{"step --workload ddp --bucket-bytes 4M:1M", "--bucket-bytes"},
+                      BadInput{"step --workload ddp --bucket-bytes 1M,,2M", "--bucket-bytes"},
+                      BadInput{"step --workload ddp --grad-bytes 1T --bucket-bytes 1", "--bucket-bytes"},
+                      BadInput{"step --workload ddp --grad-bytes 0", "--grad-bytes"},
+                      BadInput{"step --workload ddp --layers 0", "--layers"},
+                      BadInput{"step --workload ddp --compute-ms -1", "--compute-ms"},
+                      BadInput{"step --workload ddp --compute-ms nan", "--compute-ms"},
+                      BadInput{"step --workload ddp --algo fastest", "--algo"},
+                      BadInput{"step --workload ddp --algo direct", "--algo"}));
 
 // Issue 16's "no input crashes it": every row of its table, then nan, inf, negative, zero and
 // overflowing values of each kind of numeric input (integer and float flags, sizes, counts, and
@@ -246,6 +259,30 @@ TEST(Topomodel, CollectiveAcrossIslandsExplainsBusbwAndAddsPhases) {
   EXPECT_NE(r.out.find("# auto: ring"), std::string::npos) << r.out;
   const Outcome inside = run("collective --cluster dgx-a100 --nodes 2 --op allreduce --bytes 1Gi --group tp=8");
   EXPECT_EQ(inside.out.find("# phases "), std::string::npos) << inside.out;
+}
+
+// The DDP step's sweep: one row per bucket size, the best marked once, and read back from -o.
+TEST(Topomodel, DdpStepSweepsBucketSizesAndMarksTheBest) {
+  namespace results = ringbench::results;
+  const auto file = std::filesystem::temp_directory_path() / ("topomodel_ddp_test_" + std::to_string(::getpid()) + ".h5");
+  std::filesystem::remove(file);
+  const Outcome r = run("step --workload ddp --cluster dgx-h100 --bucket-bytes 64Ki:128Mi -o " + file.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  size_t marked = 0;
+  for (size_t at = r.out.find("<- best"); at != std::string::npos; at = r.out.find("<- best", at + 1)) ++marked;
+  EXPECT_EQ(marked, 1u) << r.out;
+  EXPECT_NE(r.out.find("balanced"), std::string::npos) << r.out;
+  const auto rows = results::read_table(file, "/model/ddp_steps");
+  ASSERT_EQ(rows.rows.size(), 12u);  // 64 KiB, 128 KiB, ... 128 MiB
+  int64_t best = 0;
+  for (const auto& row : rows.rows) best += std::get<int64_t>(row[rows.column("best")]);
+  EXPECT_EQ(best, 1);
+  EXPECT_EQ(std::get<uint64_t>(rows.rows.back()[rows.column("bucket_bytes")]), uint64_t{128} << 20);
+  EXPECT_EQ(std::get<int64_t>(rows.rows.back()[rows.column("buckets")]), 1);
+  std::filesystem::remove(file);
+  const Outcome given = run("step --workload ddp --cluster dgx-h100 --bucket-bytes 1Mi,4Mi --compute-ms 0.5 --algo auto");
+  ASSERT_EQ(given.status, 0) << given.err;
+  EXPECT_NE(given.out.find("backward 500.0 us per layer (--compute-ms)"), std::string::npos) << given.out;
 }
 
 TEST(Topomodel, OutputAppendsTablesThatReadBack) {
