@@ -1,0 +1,154 @@
+#include "plan_cost.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "error.h"
+
+namespace ringbench::model {
+namespace {
+
+constexpr size_t kSameHost = 0, kAcrossHosts = 1, kClasses = 2;
+
+// One rank's traffic in one step, per link class.
+struct RankStep {
+  std::array<uint64_t, kClasses> bytes_sent{}, bytes_received{}, pieces_sent{}, pieces_received{};
+  uint64_t bytes_reduced = 0;
+  double latency_us = 0;
+  bool busy = false;
+};
+
+RankStep rank_step(const spec::Step& step, int rank, const PlanCall& call, const std::array<LinkParameters, kClasses>& links) {
+  RankStep s;
+  const auto class_of = [&](int peer) {
+    const auto& hosts = call.host_of_rank;
+    return hosts[static_cast<size_t>(peer)] == hosts[static_cast<size_t>(rank)] ? kSameHost : kAcrossHosts;
+  };
+  for (const auto& send : step.sends) {
+    const size_t c = class_of(send.peer);
+    const uint64_t bytes = send.range.count * call.element_bytes;
+    s.bytes_sent[c] += bytes;
+    s.pieces_sent[c] += message_pieces(bytes, call.piece_bytes);
+    s.latency_us = std::max(s.latency_us, links[c].latency_us);
+  }
+  for (const auto& recv : step.recvs) {
+    const size_t c = class_of(recv.peer);
+    const uint64_t bytes = recv.range.count * call.element_bytes;
+    s.bytes_received[c] += bytes;
+    s.pieces_received[c] += message_pieces(bytes, call.piece_bytes);
+    if (spec::reduces(recv.arrival)) s.bytes_reduced += bytes;
+    s.latency_us = std::max(s.latency_us, links[c].latency_us);
+  }
+  s.busy = !step.empty();
+  return s;
+}
+
+double per_core_us(uint64_t bytes, double GBps) { return GBps > 0 ? static_cast<double>(bytes) / (GBps * 1e3) : 0; }
+
+// wire_r of plan_cost.h's rule.
+double wire_us(const RankStep& s, const std::array<LinkParameters, kClasses>& links) {
+  double us = 0;
+  for (size_t c = 0; c < kClasses; ++c) {
+    if (s.pieces_sent[c] + s.pieces_received[c] == 0) continue;
+    us += links[c].message_overhead_us * static_cast<double>(std::max(s.pieces_sent[c], s.pieces_received[c]));
+    us += per_core_us(std::max(s.bytes_sent[c], s.bytes_received[c]), links[c].bandwidth_GBps);
+  }
+  return us;
+}
+
+// work_r of plan_cost.h's rule.
+double cpu_work_us(const RankStep& s, double kernel_GBps, double reduce_GBps) {
+  uint64_t copied = 0;
+  for (size_t c = 0; c < kClasses; ++c) copied += s.bytes_sent[c] + s.bytes_received[c];
+  return per_core_us(copied, kernel_GBps) + per_core_us(s.bytes_reduced, reduce_GBps);
+}
+
+// One host's ranks' work in one step: the largest (a rank runs on one core at most) and the sum,
+// over the cores left to them.
+struct HostWork {
+  double largest = 0, sum = 0;
+  double us(double cores) const { return cores > 0 ? std::max(largest / std::min(1.0, cores), sum / cores) : 0; }
+};
+
+void check_call(const Cluster& machine, const PlanCall& call) {
+  if (call.algorithm == nullptr) throw InputError("plan cost: no algorithm given");
+  if (call.host_of_rank.empty()) throw InputError("plan cost: a call needs at least one rank");
+  for (int h : call.host_of_rank)
+    if (h < 0) throw InputError(fmt::format("plan cost: host index {} is negative", h));
+  if (machine.host_cpu.cores < 0)
+    throw InputError(fmt::format("host_cpu.cores must be >= 0, got {}", machine.host_cpu.cores));
+  if (!(call.foreign_cpu_share >= 0 && call.foreign_cpu_share < 1))
+    throw InputError(fmt::format("plan cost: foreign CPU share must be in [0, 1), got {}", call.foreign_cpu_share));
+}
+
+std::vector<spec::Schedule> all_plans(const PlanCall& call) {
+  std::vector<spec::Schedule> plans;
+  const int n = static_cast<int>(call.host_of_rank.size());
+  for (int r = 0; r < n; ++r) {
+    spec::PlanInput input{r, n, call.count, call.element_bytes, call.root, call.host_of_rank};
+    plans.push_back(call.algorithm->plan(input));
+  }
+  return plans;
+}
+
+}  // namespace
+
+LinkParameters link_class(const Cluster& machine, bool same_host) {
+  const HostCpu& cpu = machine.host_cpu;
+  if (same_host)
+    return {machine.scale_up.latency_us, machine.scale_up.bw_GBps * machine.efficiency.scale_up,
+            cpu.same_host_message_overhead_us};
+  return {machine.nics.latency_us, machine.nics.bw_Gbps / 8 * machine.efficiency.nic, cpu.across_hosts_message_overhead_us};
+}
+
+double kernel_copy_GBps(const Cluster& machine) {
+  if (machine.host_cpu.cores <= 0) return 0;
+  return std::min(machine.host_cpu.copy_GBps, link_class(machine, true).bandwidth_GBps);
+}
+
+PlanCost plan_cost(const Cluster& machine, const PlanCall& call) {
+  check_call(machine, call);
+  const std::array<LinkParameters, kClasses> links = {link_class(machine, true), link_class(machine, false)};
+  const std::vector<spec::Schedule> plans = all_plans(call);
+  size_t steps = 0;
+  for (const auto& p : plans) steps = std::max(steps, p.steps.size());
+  const int hosts = *std::max_element(call.host_of_rank.begin(), call.host_of_rank.end()) + 1;
+  const double kernel_GBps = kernel_copy_GBps(machine), reduce_GBps = machine.host_cpu.reduce_GBps;
+  const double cores = machine.host_cpu.cores * (1 - call.foreign_cpu_share);
+  PlanCost cost;
+  cost.time_us = machine.launch_overhead_us;
+  for (size_t t = 0; t < steps; ++t) {
+    double latency = 0, wire = 0, cpu = 0;
+    std::vector<HostWork> work(static_cast<size_t>(hosts));
+    bool busy = false;
+    for (size_t r = 0; r < plans.size(); ++r) {
+      if (t >= plans[r].steps.size()) continue;
+      const RankStep s = rank_step(plans[r].steps[t], static_cast<int>(r), call, links);
+      busy = busy || s.busy;
+      latency = std::max(latency, s.latency_us);
+      wire = std::max(wire, wire_us(s, links));
+      HostWork& host = work[static_cast<size_t>(call.host_of_rank[r])];
+      const double w = cpu_work_us(s, kernel_GBps, reduce_GBps);
+      host.largest = std::max(host.largest, w);
+      host.sum += w;
+    }
+    if (!busy) continue;
+    for (const HostWork& host : work) cpu = std::max(cpu, host.us(cores));
+    ++cost.steps;
+    cost.time_us += latency + std::max(wire, cpu);
+    cost.latency_us += latency;
+    (cpu > wire ? cost.cpu_us : cost.wire_us) += std::max(wire, cpu);
+  }
+  return cost;
+}
+
+std::vector<int> block_placement(int world_size, int hosts) {
+  std::vector<int> placement;
+  for (int r = 0; r < world_size; ++r)
+    placement.push_back(static_cast<int>(static_cast<int64_t>(r) * std::max(1, hosts) / std::max(1, world_size)));
+  return placement;
+}
+
+}  // namespace ringbench::model
