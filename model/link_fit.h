@@ -9,10 +9,12 @@
 // of this formula is message_time_us(); plan_cost.cpp prices every transfer of a plan with it.
 //
 // The fit is least squares on relative residuals (the sizes span 64 B to MiB, and a 1 us error at
-// 64 B matters as much as 1 ms at 4 MiB), made robust by rejecting, one at a time, the point
-// whose residual stands out (a descheduled size on a busy host: beyond 5% and 4 robust standard
-// deviations), as long as six or more points are in use: one of ringbench's six sizes at
-// most. A parameter the data drive below zero is fixed at zero and the rest refitted. Pure arithmetic; no I/O.
+// 64 B matters as much as 1 ms at 4 MiB), made robust twice. First, every size slower than twice a
+// larger size's time is dropped: it was descheduled (a loaded host), since a smaller message is
+// never slower. Then, one at a time, the point whose residual stands out (beyond 5% and 4 robust
+// standard deviations), as long as six or more points are in use: one of ringbench's six sizes at
+// most. A parameter the data drive below zero is fixed at zero and the rest refitted. Pure
+// arithmetic; no I/O.
 
 #include <cstdint>
 #include <span>

@@ -49,7 +49,8 @@ launch() {  # launch N FILE ARGS...
     --max-time "$max_time" -o "$file" "$@" > /dev/null
 }
 predict_newest() {  # the newest run of FILE, on a machine calibrated on its own link test
-  "$topomodel" predict "$1" > /dev/null
+  "$topomodel" predict "$1" > "$work/predict.txt" 2>&1 ||
+    echo "#   a run's prediction failed, left out: $(tail -1 "$work/predict.txt")"
 }
 
 echo "# predict-check on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores," \

@@ -57,6 +57,15 @@ TEST(LinkFit, RejectsOneDescheduledSize) {
   }
 }
 
+TEST(LinkFit, DropsEverySizeSlowerThanALargerOne) {
+  // A loaded host's run: the three smallest sizes each waited 10 ms for a core.
+  auto data = samples(kTruth, sizes(true));
+  for (size_t i = 0; i < 3; ++i) data[i].one_way_us = 10000;
+  const LinkFit fit = fit_link(data, kPiece, "same host");
+  expect_recovered(fit.link, kTruth);
+  for (size_t i = 0; i < data.size(); ++i) EXPECT_EQ(fit.used[i], i >= 3) << data[i].bytes;
+}
+
 TEST(LinkFit, RecoversParametersThroughSmallNoise) {
   const unsigned seed = std::random_device{}();
   std::printf("seed %u\n", seed);
