@@ -17,13 +17,13 @@
 // the shared-cores rule: the kernel copies every byte a rank sends into its socket and every byte
 // it receives out of one, and the rank reduces what it receives. A rank runs on one core at most;
 // when a host has more ranks than cores (4 ranks on 2 cores), their work is divided over the cores
-// it has, and of those, what other processes left (ringbench records that share for every row,
-// foreign_cpu_share; 0 on a quiet host). The kernel copy rate is what the same-host link test measured (on loopback a link is
-// nothing but the kernel copying at both ends, one core each), capped by the memcpy probe: the
-// kernel's copies through TCP run far below memcpy's rate (6 against 35 GB/s on the 2-core Xeon
-// VM), so pricing them at memcpy's would count a fifth of the work. Without host_cpu (a GPU
-// cluster) cpu_h is 0. A call adds launch_overhead_us once. This is the one copy of the rule;
-// docs/model.md#calibrate-and-predict-this-machine explains it.
+// it has, less what other processes took (ringbench records that share for every row,
+// foreign_cpu_share; 0 on a quiet host). The kernel copy rate is what the same-host link test
+// measured (on loopback a link is nothing but the kernel copying at both ends, one core each),
+// capped by the memcpy probe: the kernel's copies through TCP run far below memcpy's rate (8
+// against 35 GB/s on the 2-core Xeon VM), so pricing them at memcpy's would count a fifth of the
+// work. Without host_cpu (a GPU cluster) cpu_h is 0. A call adds launch_overhead_us once. This is
+// the one copy of the rule; docs/model.md#calibrate-and-predict-this-machine explains it.
 
 #include <cstdint>
 #include <vector>
