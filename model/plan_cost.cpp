@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <span>
 
 #include "error.h"
 
@@ -16,7 +17,7 @@ constexpr size_t kSameHost = 0, kAcrossHosts = 1, kClasses = 2;
 struct RankStep {
   std::array<uint64_t, kClasses> bytes_sent{}, bytes_received{}, pieces_sent{}, pieces_received{};
   uint64_t bytes_reduced = 0;
-  double latency_us = 0;
+  std::vector<std::pair<int, double>> senders;  // each receive's peer and its class's latency
   bool busy = false;
 };
 
@@ -31,7 +32,6 @@ RankStep rank_step(const spec::Step& step, int rank, const PlanCall& call, const
     const uint64_t bytes = send.range.count * call.element_bytes;
     s.bytes_sent[c] += bytes;
     s.pieces_sent[c] += message_pieces(bytes, call.piece_bytes);
-    s.latency_us = std::max(s.latency_us, links[c].latency_us);
   }
   for (const auto& recv : step.recvs) {
     const size_t c = class_of(recv.peer);
@@ -39,7 +39,7 @@ RankStep rank_step(const spec::Step& step, int rank, const PlanCall& call, const
     s.bytes_received[c] += bytes;
     s.pieces_received[c] += message_pieces(bytes, call.piece_bytes);
     if (spec::reduces(recv.arrival)) s.bytes_reduced += bytes;
-    s.latency_us = std::max(s.latency_us, links[c].latency_us);
+    s.senders.emplace_back(recv.peer, links[c].latency_us);
   }
   s.busy = !step.empty();
   return s;
@@ -108,39 +108,61 @@ double kernel_copy_GBps(const Cluster& machine) {
   return std::min(machine.host_cpu.copy_GBps, link_class(machine, true).bandwidth_GBps);
 }
 
+namespace {
+
+// One step of every rank: each busy rank starts once it is free and its senders' data has had
+// their latency to arrive, then takes the step's duration (the larger of its wire time and its
+// host's CPU time). `ready` holds when each rank finished its previous steps; updated in place.
+void advance_step(const std::vector<RankStep>& ranks, const std::vector<int>& host_of_rank, double cores,
+                  std::span<const double> wire, std::span<const double> work, std::vector<double>& ready, PlanCost& cost) {
+  std::vector<HostWork> hosts(ready.size());
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    HostWork& host = hosts[static_cast<size_t>(host_of_rank[r])];
+    host.largest = std::max(host.largest, work[r]);
+    host.sum += work[r];
+  }
+  const std::vector<double> before = ready;
+  double slowest_wire = 0, slowest_cpu = 0;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    if (!ranks[r].busy) continue;
+    double start = before[r];
+    for (const auto& [peer, latency] : ranks[r].senders) start = std::max(start, before[static_cast<size_t>(peer)] + latency);
+    const double cpu = hosts[static_cast<size_t>(host_of_rank[r])].us(cores);
+    ready[r] = start + std::max(wire[r], cpu);
+    slowest_wire = std::max(slowest_wire, wire[r]);
+    slowest_cpu = std::max(slowest_cpu, cpu);
+  }
+  (slowest_cpu > slowest_wire ? cost.cpu_us : cost.wire_us) += std::max(slowest_wire, slowest_cpu);
+}
+
+}  // namespace
+
 PlanCost plan_cost(const Cluster& machine, const PlanCall& call) {
   check_call(machine, call);
   const std::array<LinkParameters, kClasses> links = {link_class(machine, true), link_class(machine, false)};
   const std::vector<spec::Schedule> plans = all_plans(call);
   size_t steps = 0;
   for (const auto& p : plans) steps = std::max(steps, p.steps.size());
-  const int hosts = *std::max_element(call.host_of_rank.begin(), call.host_of_rank.end()) + 1;
   const double kernel_GBps = kernel_copy_GBps(machine), reduce_GBps = machine.host_cpu.reduce_GBps;
   const double cores = machine.host_cpu.cores * (1 - call.foreign_cpu_share);
+  const size_t n = plans.size();
+  std::vector<double> ready(n, 0.0), wire(n), work(n);
+  std::vector<RankStep> ranks(n);
   PlanCost cost;
-  cost.time_us = machine.launch_overhead_us;
   for (size_t t = 0; t < steps; ++t) {
-    double latency = 0, wire = 0, cpu = 0;
-    std::vector<HostWork> work(static_cast<size_t>(hosts));
     bool busy = false;
-    for (size_t r = 0; r < plans.size(); ++r) {
-      if (t >= plans[r].steps.size()) continue;
-      const RankStep s = rank_step(plans[r].steps[t], static_cast<int>(r), call, links);
-      busy = busy || s.busy;
-      latency = std::max(latency, s.latency_us);
-      wire = std::max(wire, wire_us(s, links));
-      HostWork& host = work[static_cast<size_t>(call.host_of_rank[r])];
-      const double w = cpu_work_us(s, kernel_GBps, reduce_GBps);
-      host.largest = std::max(host.largest, w);
-      host.sum += w;
+    for (size_t r = 0; r < n; ++r) {
+      ranks[r] = t < plans[r].steps.size() ? rank_step(plans[r].steps[t], static_cast<int>(r), call, links) : RankStep{};
+      wire[r] = wire_us(ranks[r], links);
+      work[r] = cpu_work_us(ranks[r], kernel_GBps, reduce_GBps);
+      busy = busy || ranks[r].busy;
     }
     if (!busy) continue;
-    for (const HostWork& host : work) cpu = std::max(cpu, host.us(cores));
     ++cost.steps;
-    cost.time_us += latency + std::max(wire, cpu);
-    cost.latency_us += latency;
-    (cpu > wire ? cost.cpu_us : cost.wire_us) += std::max(wire, cpu);
+    advance_step(ranks, call.host_of_rank, cores, wire, work, ready, cost);
   }
+  cost.time_us = machine.launch_overhead_us + *std::max_element(ready.begin(), ready.end());
+  cost.latency_us = cost.time_us - machine.launch_overhead_us - cost.wire_us - cost.cpu_us;
   return cost;
 }
 

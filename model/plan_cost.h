@@ -3,10 +3,13 @@
 // CPU ranks: measured_machine.h), priced from the specification's own plans (spec/): the same
 // steps, peers and bytes the transport runs. topomodel predict compares it with measured rows.
 //
-// A call is its plan's steps one after another. A step waits for its slowest transfer to start,
-// then for the slower of its links and its hosts' CPUs:
+// A call is its plan's steps in order, as a dataflow: a rank starts step t once it has finished
+// step t-1 and each rank it receives from in step t had finished step t-1 a latency ago (so a
+// pipeline pays each hop's latency once, not once per segment: the root of a chain sends segment
+// after segment without waiting), then takes the step's duration:
 //
-//     step   = max latency of its transfers + max( max over ranks r of wire_r, max over hosts h of cpu_h )
+//     finish_r(t) = max( finish_r(t-1), max over senders p of finish_p(t-1) + latency )
+//                   + max( wire_r, cpu of r's host )
 //     wire_r = sum over link classes c of  overhead_c x max(pieces sent, pieces received)
 //                                        + max(bytes sent, bytes received) / bandwidth_c
 //     cpu_h  = max( max over h's ranks of work_r / min(1, cores_h),  sum over h's ranks of work_r / cores_h )
@@ -48,10 +51,10 @@ struct PlanCall {
 };
 
 struct PlanCost {
-  double time_us = 0;
-  double latency_us = 0;  // the steps' latencies, summed
-  double wire_us = 0;     // the steps where a link set the pace: its time, summed
-  double cpu_us = 0;      // the steps where a host's CPU set it: its time, summed
+  double time_us = 0;     // the last rank's finish, plus launch_overhead_us
+  double wire_us = 0;     // the steps whose slowest duration was a rank's wire: those durations, summed
+  double cpu_us = 0;      // the steps whose slowest duration was a host's CPU: those, summed
+  double latency_us = 0;  // the rest of time_us: waiting for data in flight
   int steps = 0;          // non-empty steps
 };
 

@@ -59,6 +59,18 @@ TEST(PlanCost, AcrossHostsUsesTheAcrossClass) {
   EXPECT_DOUBLE_EQ(plan_cost(machine, ring_call({0, 1})).time_us, 113.0);
 }
 
+TEST(PlanCost, APipelinePaysEachHopsLatencyOnce) {
+  const Cluster machine = measured_machine(measurements());
+  // Chain broadcast of 3 segments of 64 KiB at N = 2: 3 steps, each segment's wire 2 + 65536 /
+  // 1000 = 67.536 us; the CPU (65.536 us per rank) is below it. The root sends back to back, so
+  // rank 1 finishes at one latency plus 3 x 67.536, not 3 x (10 + 67.536).
+  const PlanCall chain{&spec::chain_broadcast(), 3 * 16384, 4, 0, {0, 0}, 0};
+  const PlanCost cost = plan_cost(machine, chain);
+  EXPECT_EQ(cost.steps, 3);
+  EXPECT_NEAR(cost.time_us, 10 + 3 * 67.536, 1e-9);
+  EXPECT_NEAR(cost.latency_us, 10, 1e-9);
+}
+
 TEST(PlanCost, SharedCoresSetThePaceWhenRanksOutnumberThem) {
   MachineMeasurements m = measurements();
   m.cores_per_host = 1;
