@@ -73,7 +73,12 @@ TEST(LinkFit, RecoversParametersThroughSmallNoise) {
   std::uniform_real_distribution<double> noise(-0.0005, 0.0005);
   auto data = samples(kTruth, sizes(true));
   for (auto& s : data) s.one_way_us *= 1 + noise(rng);
-  expect_recovered(fit_link(data, kPiece, "across hosts").link, kTruth);
+  const LinkParameters got = fit_link(data, kPiece, "across hosts").link;
+  EXPECT_NEAR(got.latency_us, kTruth.latency_us, 0.01 * kTruth.latency_us);
+  EXPECT_NEAR(got.bandwidth_GBps, kTruth.bandwidth_GBps, 0.01 * kTruth.bandwidth_GBps);
+  // The overhead shows only in the steps of the piece count, against multi-MiB times whose 0.05%
+  // is a few microseconds: within 5% (exact data above recover it within 1%).
+  EXPECT_NEAR(got.message_overhead_us, kTruth.message_overhead_us, 0.05 * kTruth.message_overhead_us);
 }
 
 TEST(LinkFit, OverheadTheDataCannotSeeIsZero) {
