@@ -46,6 +46,18 @@ def report(points, title, select):
               f"{100 * e.max():>7.1f}%")
 
 
+def report_by_ranks(points):
+    by_ranks = defaultdict(list)
+    for (_, _, n, size), (measured, predicted, _) in points.items():
+        if size >= TARGET_BYTES:
+            by_ranks[n].append(abs(predicted / measured - 1))
+    print("# 64 KiB and up, every algorithm, by world size")
+    for n in sorted(by_ranks):
+        e = np.array(by_ranks[n])
+        print(f"  N={n:<33} {len(e):>6} {100 * np.median(e):>7.1f}% {100 * np.percentile(e, 90):>7.1f}% "
+              f"{100 * e.max():>7.1f}%")
+
+
 def main(path):
     with h5py.File(path, "r") as f:
         table = f["model/predictions"][:]
@@ -53,6 +65,7 @@ def main(path):
     runs = max((count for _, _, count in points.values()), default=0)
     print(f"# {len(points)} (collective, algorithm, N, size) points, medians over up to {runs} run(s)")
     report(points, "64 KiB and up (targets: median <= 10%, p90 <= 25%)", lambda size: size >= TARGET_BYTES)
+    report_by_ranks(points)
     report(points, "below 64 KiB (no target)", lambda size: size < TARGET_BYTES)
     print("# per point: collective algorithm N bytes measured_us predicted_us error")
     for key in sorted(points):

@@ -33,5 +33,7 @@ def test_report_splits_at_64_KiB_and_quotes_median_and_p90(tmp_path, capsys):
     # |errors| 5% and 20%: median 12.5%, p90 18.5%, worst 20%.
     assert "allreduce tree" in target and "12.5%" in target and "18.5%" in target and "20.0%" in target
     assert "allgather ring" not in target
+    by_ranks = out[out.index("by world size"):out.index("below 64 KiB")]
+    assert "N=2 " in by_ranks and "5.0%" in by_ranks and "N=3 " in by_ranks and "20.0%" in by_ranks
     small = out[out.index("below 64 KiB"):out.index("per point")]
     assert "allgather ring" in small and "200.0%" in small
