@@ -54,6 +54,19 @@ struct Efficiency {
   double nic = 1.0;        // achieved / line rate per NIC
 };
 
+// The CPU of a host whose ranks are processes, not GPUs (a machine `topomodel calibrate` measured):
+// the kernel's copies, the reductions and each message piece's system calls run on these cores,
+// shared by every rank of the host (model/plan_cost.h). cores = 0: not modelled (GPU clusters,
+// where the GPU does the work).
+struct HostCpu {
+  int cores = 0;
+  double reduce_GBps = 0;  // one core: dst = dst op src, GB/s of dst
+  double copy_GBps = 0;    // one core: memcpy, GB/s copied
+  // Per message piece, beyond the link's latency_us (model/link_fit.h), per link class.
+  double same_host_message_overhead_us = 0;
+  double across_hosts_message_overhead_us = 0;
+};
+
 struct Cluster {
   std::string name;
   std::string description;
@@ -64,6 +77,7 @@ struct Cluster {
   Nics nics;
   Network network;
   Efficiency efficiency;
+  HostCpu host_cpu;
   double launch_overhead_us = 5.0;  // per collective, whatever the algorithm
 
   int gpus() const { return nodes * gpus_per_node; }

@@ -73,6 +73,17 @@ void parse_efficiency(const json& section, Efficiency& efficiency) {
   f.reject_unknown();
 }
 
+void parse_host_cpu(const json& section, HostCpu& cpu) {
+  Fields f(section, "host_cpu");
+  for (const char* key : {"cores", "reduce_GBps", "copy_GBps"}) f.require(key);
+  f.count("cores", cpu.cores, limits::kMaxGpusPerNode);
+  f.positive("reduce_GBps", cpu.reduce_GBps, limits::kMaxGBps);
+  f.positive("copy_GBps", cpu.copy_GBps, limits::kMaxGBps);
+  f.number("same_host_message_overhead_us", cpu.same_host_message_overhead_us, 0, limits::kMaxLatencyUs);
+  f.number("across_hosts_message_overhead_us", cpu.across_hosts_message_overhead_us, 0, limits::kMaxLatencyUs);
+  f.reject_unknown();
+}
+
 // Each field is in range; the fabric (fabric.cpp, failures.cpp) also multiplies these, as ints,
 // into switch port counts.
 void check_port_counts(const Cluster& c) {
@@ -107,6 +118,7 @@ Cluster parse(const json& doc) {
   if (const json* n = top.find("nics")) parse_nics(*n, base.empty(), c.nics);
   if (const json* n = top.find("network")) parse_network(*n, c.network);
   if (const json* e = top.find("efficiency")) parse_efficiency(*e, c.efficiency);
+  if (const json* h = top.find("host_cpu")) parse_host_cpu(*h, c.host_cpu);
   top.reject_unknown();
   validate(c);
   check_port_counts(c);
@@ -133,7 +145,7 @@ Cluster load_cluster_file(const std::filesystem::path& path) {
   return cluster_from_json(text.str(), path.string());
 }
 
-std::string cluster_to_json(const Cluster& c) {
+std::string cluster_to_json(const Cluster& c, int indent) {
   json doc = {
       {"name", c.name},
       {"description", c.description},
@@ -158,7 +170,15 @@ std::string cluster_to_json(const Cluster& c) {
       {"efficiency",
        {{"scale_up", c.efficiency.scale_up}, {"in_switch", c.efficiency.in_switch}, {"nic", c.efficiency.nic}}},
   };
-  return doc.dump();
+  // Only calibrated machines have a host CPU, so every GPU cluster's JSON stays as it was.
+  if (c.host_cpu.cores > 0) {
+    doc["host_cpu"] = {{"cores", c.host_cpu.cores},
+                       {"reduce_GBps", c.host_cpu.reduce_GBps},
+                       {"copy_GBps", c.host_cpu.copy_GBps},
+                       {"same_host_message_overhead_us", c.host_cpu.same_host_message_overhead_us},
+                       {"across_hosts_message_overhead_us", c.host_cpu.across_hosts_message_overhead_us}};
+  }
+  return doc.dump(indent);
 }
 
 }  // namespace ringbench::model

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TOPOMODEL_SUBCOMMANDS = ("clusters", "collective", "sweep", "validate", "step", "failures")
+TOPOMODEL_SUBCOMMANDS = ("clusters", "collective", "sweep", "validate", "step", "failures", "calibrate", "predict")
 EXIT_CODES_HEADER = ROOT / "bench" / "ringbench" / "exit_codes.h"
 
 

@@ -42,5 +42,7 @@ void add_sweep_command(CLI::App& app, Context& context);
 void add_validate_command(CLI::App& app, Context& context);
 void add_step_command(CLI::App& app, Context& context);
 void add_failures_command(CLI::App& app, Context& context);
+void add_calibrate_command(CLI::App& app, Context& context);
+void add_predict_command(CLI::App& app, Context& context);
 
 }  // namespace ringbench::topomodel

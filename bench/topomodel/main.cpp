@@ -7,6 +7,8 @@
 //   topomodel step --cluster dgx-a100 --gpus 1024 --model gpt3-175b --tp 8 --pp 8
 //   topomodel sweep ... --model gpt3-175b     placements ranked by training-step time
 //   topomodel failures --cluster dgx-h100 --gpus 16384 --tp 8 --pp 16
+//   topomodel calibrate ringbench.h5 -o machine.json   this machine, fitted on a run's link test
+//   topomodel predict ringbench.h5 [--machine machine.json]   that run's rows, predicted
 //
 // Exit status: 0 success, 1 a checked validation case off by more than 20% or the results file
 // could not be written, 2 bad input (one line on stderr naming the flag or field).
@@ -34,6 +36,8 @@ int main(int argc, char** argv) {
   add_validate_command(app, context);
   add_step_command(app, context);
   add_failures_command(app, context);
+  add_calibrate_command(app, context);
+  add_predict_command(app, context);
 
   try {
     app.parse(argc, argv);

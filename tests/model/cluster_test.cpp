@@ -73,13 +73,14 @@ TEST(ClusterJson, ExampleFilesLoad) {
 using FieldValues = std::vector<std::pair<std::string, std::string>>;
 
 FieldValues fields(const Cluster& c) {
-  const auto& [name, description, gpu, nodes, gpus_per_node, scale_up, nics, network, efficiency,
+  const auto& [name, description, gpu, nodes, gpus_per_node, scale_up, nics, network, efficiency, host_cpu,
                launch_overhead_us] = c;
   const auto& [kind, gpus_per_island, scale_up_bw, scale_up_latency, in_switch_reduction] = scale_up;
   const auto& [nics_per_node, nic_bw, nic_latency] = nics;
   const auto& [rail_optimized, nodes_per_leaf, spine_oversubscription, nodes_per_pod, pod_oversubscription,
                switch_hop_latency] = network;
   const auto& [efficiency_scale_up, efficiency_in_switch, efficiency_nic] = efficiency;
+  const auto& [cores, reduce_GBps, copy_GBps, same_host_overhead, across_hosts_overhead] = host_cpu;
   auto text = [](const auto& value) { return fmt::format("{}", value); };
   return {{"name", name},
           {"description", description},
@@ -103,6 +104,11 @@ FieldValues fields(const Cluster& c) {
           {"efficiency.scale_up", text(efficiency_scale_up)},
           {"efficiency.in_switch", text(efficiency_in_switch)},
           {"efficiency.nic", text(efficiency_nic)},
+          {"host_cpu.cores", text(cores)},
+          {"host_cpu.reduce_GBps", text(reduce_GBps)},
+          {"host_cpu.copy_GBps", text(copy_GBps)},
+          {"host_cpu.same_host_message_overhead_us", text(same_host_overhead)},
+          {"host_cpu.across_hosts_message_overhead_us", text(across_hosts_overhead)},
           {"launch_overhead_us", text(launch_overhead_us)}};
 }
 
@@ -121,6 +127,7 @@ Cluster unusual_cluster() {
   c.nics = {2, 312.5, 3.5};
   c.network = {false, 3, 1.5, 6, 2.5, 0.45};
   c.efficiency = {0.61, 0.52, 0.93};
+  c.host_cpu = {3, 1.5, 2.5, 0.75, 1.25};
   c.launch_overhead_us = 7.25;
   return c;
 }

@@ -1,0 +1,52 @@
+#pragma once
+// One ringbench run read back from its results file, for `topomodel calibrate` and `predict`: the
+// probes and link test a machine is fitted on (/runs, /links), and the rows it predicts
+// (/results). Reading only; errors are InputError naming the file and what is missing.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/link_fit.h"
+
+namespace ringbench::topomodel {
+
+struct MeasuredRun {
+  std::string run_id;
+  std::string start_utc;
+  std::string cpu_model;
+  int world_size = 0;
+  int hosts = 1;
+  int cores_per_host = 1;  // rank 0's host: its ranks / ranks_per_core
+  int root = 0;
+  std::string dtype;
+  uint64_t pipeline_bytes = 0;
+  double reduce_GBps = 0, copy_GBps = 0;
+  // Per link class ("same host", "across hosts"), the run's ping-pong figures.
+  std::vector<std::pair<std::string, std::vector<model::LinkSample>>> links;
+};
+
+struct MeasuredRow {
+  std::string collective, algorithm;
+  int world_size = 0;
+  uint64_t bytes = 0, count = 0;
+  double median_us = 0;
+  double foreign_cpu_share = 0;  // other processes' share of the host's CPU meanwhile (0 if not recorded)
+};
+
+// --run's value as pick_run takes it: empty means not given.
+std::optional<std::string> run_option(const std::string& run);
+
+// `run` when given (InputError if the file has no such run, or no link test for it); else the
+// newest run (latest start_utc) that has /links rows.
+std::string pick_run(const std::filesystem::path& file, const std::optional<std::string>& run);
+MeasuredRun load_run(const std::filesystem::path& file, const std::string& run_id);
+// The run's /results rows, in file order.
+std::vector<MeasuredRow> load_rows(const std::filesystem::path& file, const std::string& run_id);
+
+// Bytes per element of a ringbench --dtype name (0 if unknown).
+size_t dtype_bytes(const std::string& dtype);
+
+}  // namespace ringbench::topomodel

@@ -1,0 +1,124 @@
+// topomodel predict RESULTS.h5 [--run ID] [--machine machine.json]: every row our transport
+// measured in a run, predicted from the specification's plans on the calibrated machine
+// (model/plan_cost.h), written to /model/predictions with a summary by algorithm and size range.
+// The machine comes from --machine, or is calibrated on the run's own link test and probes: never
+// from the rows it predicts.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "calibration.h"
+#include "commands.h"
+#include "model/cluster_json.h"
+#include "model/plan_cost.h"
+#include "results_output.h"
+#include "spec/algorithm_spec.h"
+
+namespace ringbench::topomodel {
+namespace {
+
+struct PredictOptions {
+  std::string results;
+  std::string run;
+  std::string machine;
+  bool ignore_load = false;
+};
+
+struct Predicted {
+  std::vector<Prediction> rows;
+  size_t skipped = 0;  // rows with no plan of ours (mpi, auto) or no median
+};
+
+Predicted predict(const model::Cluster& machine, const MeasuredRun& run, const std::vector<MeasuredRow>& rows,
+                  bool ignore_load) {
+  Predicted out;
+  for (const auto& row : rows) {
+    const spec::AlgorithmSpec* algorithm = spec::find_algorithm_spec(row.collective, row.algorithm);
+    if (algorithm == nullptr || !(row.median_us > 0) || row.count == 0) {
+      ++out.skipped;
+      continue;
+    }
+    size_t element_bytes = dtype_bytes(run.dtype);
+    if (element_bytes == 0) element_bytes = std::max<uint64_t>(1, row.bytes / row.count);
+    const double share = ignore_load ? 0 : row.foreign_cpu_share;
+    const model::PlanCall call{algorithm, row.count, element_bytes, run.root,
+                               model::block_placement(row.world_size, run.hosts), run.pipeline_bytes, share};
+    out.rows.push_back({run.run_id, row.collective, row.algorithm, row.world_size, run.hosts, row.bytes, row.median_us,
+                        model::plan_cost(machine, call).time_us, share});
+  }
+  return out;
+}
+
+const char* size_range(uint64_t bytes) {
+  if (bytes < (64u << 10)) return "< 64 KiB";
+  return bytes < (1u << 20) ? "64 KiB - 1 MiB" : ">= 1 MiB";
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void print_rows(const std::vector<Prediction>& rows) {
+  fmt::print("# {:<13} {:<22} {:>3} {:>10} {:>12} {:>12} {:>8}\n", "collective", "algorithm", "N", "bytes", "measured_us",
+             "predicted_us", "error");
+  for (const auto& p : rows)
+    fmt::print("  {:<13} {:<22} {:>3} {:>10} {:>12.2f} {:>12.2f} {:>+7.1f}%\n", p.collective, p.algorithm, p.world_size,
+               p.bytes, p.measured_us, p.predicted_us, 100 * p.error());
+}
+
+void print_summary(const std::vector<Prediction>& rows) {
+  std::map<std::pair<std::string, std::string>, std::vector<double>> groups;
+  for (const auto& p : rows) {
+    const std::string algorithm = p.collective + " " + p.algorithm;
+    groups[{algorithm, size_range(p.bytes)}].push_back(std::abs(p.error()));
+    if (p.bytes >= (64u << 10)) groups[{algorithm, "all >= 64 KiB"}].push_back(std::abs(p.error()));
+  }
+  fmt::print("#\n# absolute error |predicted / measured - 1| by algorithm and size range\n");
+  fmt::print("# {:<36} {:<15} {:>5} {:>8} {:>8}\n", "algorithm", "sizes", "rows", "median", "worst");
+  for (const auto& [key, errors] : groups)
+    fmt::print("  {:<36} {:<15} {:>5} {:>7.1f}% {:>7.1f}%\n", key.first, key.second, errors.size(),
+               100 * median_of(errors), 100 * *std::max_element(errors.begin(), errors.end()));
+}
+
+model::Cluster machine_for(const PredictOptions& options, const MeasuredRun& run) {
+  if (!options.machine.empty()) return model::load_cluster_file(options.machine);
+  const Calibration calibration = calibrate(run);
+  fmt::print("{}", calibration_report(calibration));
+  return calibration.machine;
+}
+
+}  // namespace
+
+void add_predict_command(CLI::App& app, Context& context) {
+  auto* command = app.add_subcommand(
+      "predict", "predict every row a ringbench run measured from the plans and a calibrated machine; report the error");
+  auto options = std::make_shared<PredictOptions>();
+  command->add_option("results", options->results, "ringbench's HDF5 results file (its /model/predictions gets the rows)")
+      ->required();
+  command->add_option("--run", options->run, "run id whose rows to predict (default: the newest run with a link test)");
+  command->add_option("--machine", options->machine,
+                      "machine file from `topomodel calibrate` (default: calibrate on the run's own link test and probes)");
+  command->add_flag("--ignore-load", options->ignore_load,
+                    "price every row on all of the host's cores (default: less the share other processes took during "
+                    "the row, which ringbench records)");
+  command->callback([options, &context] {
+    const std::string run_id = pick_run(options->results, run_option(options->run));
+    const MeasuredRun run = load_run(options->results, run_id);
+    const model::Cluster machine = machine_for(*options, run);
+    ResultsOutput output(options->results, run_record("predict", context, &machine, machine.gpus()));
+    const Predicted predicted = predict(machine, run, load_rows(options->results, run_id), options->ignore_load);
+    fmt::print("# predicted {} row(s) of run {} on machine {} ({} row(s) without a plan of ours: mpi, auto)\n",
+               predicted.rows.size(), run_id, machine.name, predicted.skipped);
+    print_rows(predicted.rows);
+    if (!predicted.rows.empty()) print_summary(predicted.rows);
+    output.write({{&predictions_table(), prediction_rows(output.run_id(), predicted.rows)}}, 0);
+    fmt::print("# results       : /model/predictions appended to {}\n", options->results);
+  });
+}
+
+}  // namespace ringbench::topomodel

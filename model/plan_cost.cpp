@@ -1,0 +1,176 @@
+#include "plan_cost.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <span>
+
+#include "error.h"
+
+namespace ringbench::model {
+namespace {
+
+constexpr size_t kSameHost = 0, kAcrossHosts = 1, kClasses = 2;
+
+// One rank's traffic in one step, per link class.
+struct RankStep {
+  std::array<uint64_t, kClasses> bytes_sent{}, bytes_received{}, pieces_sent{}, pieces_received{};
+  uint64_t bytes_reduced = 0;
+  std::vector<std::pair<int, double>> senders;  // each receive's peer and its class's latency
+  bool busy = false;
+};
+
+RankStep rank_step(const spec::Step& step, int rank, const PlanCall& call, const std::array<LinkParameters, kClasses>& links) {
+  RankStep s;
+  const auto class_of = [&](int peer) {
+    const auto& hosts = call.host_of_rank;
+    return hosts[static_cast<size_t>(peer)] == hosts[static_cast<size_t>(rank)] ? kSameHost : kAcrossHosts;
+  };
+  for (const auto& send : step.sends) {
+    const size_t c = class_of(send.peer);
+    const uint64_t bytes = send.range.count * call.element_bytes;
+    s.bytes_sent[c] += bytes;
+    s.pieces_sent[c] += message_pieces(bytes, call.piece_bytes);
+  }
+  for (const auto& recv : step.recvs) {
+    const size_t c = class_of(recv.peer);
+    const uint64_t bytes = recv.range.count * call.element_bytes;
+    s.bytes_received[c] += bytes;
+    s.pieces_received[c] += message_pieces(bytes, call.piece_bytes);
+    if (spec::reduces(recv.arrival)) s.bytes_reduced += bytes;
+    s.senders.emplace_back(recv.peer, links[c].latency_us);
+  }
+  s.busy = !step.empty();
+  return s;
+}
+
+double per_core_us(uint64_t bytes, double GBps) { return GBps > 0 ? static_cast<double>(bytes) / (GBps * 1e3) : 0; }
+
+// wire_r of plan_cost.h's rule.
+double wire_us(const RankStep& s, const std::array<LinkParameters, kClasses>& links) {
+  double us = 0;
+  for (size_t c = 0; c < kClasses; ++c) {
+    if (s.pieces_sent[c] + s.pieces_received[c] == 0) continue;
+    us += links[c].message_overhead_us * static_cast<double>(std::max(s.pieces_sent[c], s.pieces_received[c]));
+    us += per_core_us(std::max(s.bytes_sent[c], s.bytes_received[c]), links[c].bandwidth_GBps);
+  }
+  return us;
+}
+
+// work_r of plan_cost.h's rule.
+double cpu_work_us(const RankStep& s, double kernel_GBps, double reduce_GBps) {
+  uint64_t copied = 0;
+  for (size_t c = 0; c < kClasses; ++c) copied += s.bytes_sent[c] + s.bytes_received[c];
+  return per_core_us(copied, kernel_GBps) + per_core_us(s.bytes_reduced, reduce_GBps);
+}
+
+// One host's ranks' work in one step: the largest (a rank runs on one core at most) and the sum,
+// over the cores left to them.
+struct HostWork {
+  double largest = 0, sum = 0;
+  double us(double cores) const { return cores > 0 ? std::max(largest / std::min(1.0, cores), sum / cores) : 0; }
+};
+
+void check_call(const Cluster& machine, const PlanCall& call) {
+  if (call.algorithm == nullptr) throw InputError("plan cost: no algorithm given");
+  if (call.host_of_rank.empty()) throw InputError("plan cost: a call needs at least one rank");
+  for (int h : call.host_of_rank)
+    if (h < 0) throw InputError(fmt::format("plan cost: host index {} is negative", h));
+  if (machine.host_cpu.cores < 0)
+    throw InputError(fmt::format("host_cpu.cores must be >= 0, got {}", machine.host_cpu.cores));
+  if (!(call.foreign_cpu_share >= 0 && call.foreign_cpu_share < 1))
+    throw InputError(fmt::format("plan cost: foreign CPU share must be in [0, 1), got {}", call.foreign_cpu_share));
+}
+
+std::vector<spec::Schedule> all_plans(const PlanCall& call) {
+  std::vector<spec::Schedule> plans;
+  const int n = static_cast<int>(call.host_of_rank.size());
+  for (int r = 0; r < n; ++r) {
+    spec::PlanInput input{r, n, call.count, call.element_bytes, call.root, call.host_of_rank};
+    plans.push_back(call.algorithm->plan(input));
+  }
+  return plans;
+}
+
+}  // namespace
+
+LinkParameters link_class(const Cluster& machine, bool same_host) {
+  const HostCpu& cpu = machine.host_cpu;
+  if (same_host)
+    return {machine.scale_up.latency_us, machine.scale_up.bw_GBps * machine.efficiency.scale_up,
+            cpu.same_host_message_overhead_us};
+  return {machine.nics.latency_us, machine.nics.bw_Gbps / 8 * machine.efficiency.nic, cpu.across_hosts_message_overhead_us};
+}
+
+double kernel_copy_GBps(const Cluster& machine) {
+  if (machine.host_cpu.cores <= 0) return 0;
+  return std::min(machine.host_cpu.copy_GBps, link_class(machine, true).bandwidth_GBps);
+}
+
+namespace {
+
+// One step of every rank: each busy rank starts once it is free and its senders' data has had
+// their latency to arrive, then takes the step's duration (the larger of its wire time and its
+// host's CPU time). `ready` holds when each rank finished its previous steps; updated in place.
+void advance_step(const std::vector<RankStep>& ranks, const std::vector<int>& host_of_rank, double cores,
+                  std::span<const double> wire, std::span<const double> work, std::vector<double>& ready, PlanCost& cost) {
+  std::vector<HostWork> hosts(ready.size());
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    HostWork& host = hosts[static_cast<size_t>(host_of_rank[r])];
+    host.largest = std::max(host.largest, work[r]);
+    host.sum += work[r];
+  }
+  const std::vector<double> before = ready;
+  double slowest_wire = 0, slowest_cpu = 0;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    if (!ranks[r].busy) continue;
+    double start = before[r];
+    for (const auto& [peer, latency] : ranks[r].senders) start = std::max(start, before[static_cast<size_t>(peer)] + latency);
+    const double cpu = hosts[static_cast<size_t>(host_of_rank[r])].us(cores);
+    ready[r] = start + std::max(wire[r], cpu);
+    slowest_wire = std::max(slowest_wire, wire[r]);
+    slowest_cpu = std::max(slowest_cpu, cpu);
+  }
+  (slowest_cpu > slowest_wire ? cost.cpu_us : cost.wire_us) += std::max(slowest_wire, slowest_cpu);
+}
+
+}  // namespace
+
+PlanCost plan_cost(const Cluster& machine, const PlanCall& call) {
+  check_call(machine, call);
+  const std::array<LinkParameters, kClasses> links = {link_class(machine, true), link_class(machine, false)};
+  const std::vector<spec::Schedule> plans = all_plans(call);
+  size_t steps = 0;
+  for (const auto& p : plans) steps = std::max(steps, p.steps.size());
+  const double kernel_GBps = kernel_copy_GBps(machine), reduce_GBps = machine.host_cpu.reduce_GBps;
+  const double cores = machine.host_cpu.cores * (1 - call.foreign_cpu_share);
+  const size_t n = plans.size();
+  std::vector<double> ready(n, 0.0), wire(n), work(n);
+  std::vector<RankStep> ranks(n);
+  PlanCost cost;
+  for (size_t t = 0; t < steps; ++t) {
+    bool busy = false;
+    for (size_t r = 0; r < n; ++r) {
+      ranks[r] = t < plans[r].steps.size() ? rank_step(plans[r].steps[t], static_cast<int>(r), call, links) : RankStep{};
+      wire[r] = wire_us(ranks[r], links);
+      work[r] = cpu_work_us(ranks[r], kernel_GBps, reduce_GBps);
+      busy = busy || ranks[r].busy;
+    }
+    if (!busy) continue;
+    ++cost.steps;
+    advance_step(ranks, call.host_of_rank, cores, wire, work, ready, cost);
+  }
+  cost.time_us = machine.launch_overhead_us + *std::max_element(ready.begin(), ready.end());
+  cost.latency_us = cost.time_us - machine.launch_overhead_us - cost.wire_us - cost.cpu_us;
+  return cost;
+}
+
+std::vector<int> block_placement(int world_size, int hosts) {
+  std::vector<int> placement;
+  for (int r = 0; r < world_size; ++r)
+    placement.push_back(static_cast<int>(static_cast<int64_t>(r) * std::max(1, hosts) / std::max(1, world_size)));
+  return placement;
+}
+
+}  // namespace ringbench::model

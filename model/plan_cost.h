@@ -1,0 +1,70 @@
+#pragma once
+// The time of one call of a ringbench collective on a measured machine (a cluster whose "GPUs" are
+// CPU ranks: measured_machine.h), priced from the specification's own plans (spec/): the same
+// steps, peers and bytes the transport runs. topomodel predict compares it with measured rows.
+//
+// A call is its plan's steps in order, as a dataflow: a rank starts step t once it has finished
+// step t-1 and each rank it receives from in step t had finished step t-1 a latency ago (so a
+// pipeline pays each hop's latency once, not once per segment: the root of a chain sends segment
+// after segment without waiting), then takes the step's duration:
+//
+//     finish_r(t) = max( finish_r(t-1), max over senders p of finish_p(t-1) + latency )
+//                   + max( wire_r, cpu of r's host )
+//     wire_r = sum over link classes c of  overhead_c x max(pieces sent, pieces received)
+//                                        + max(bytes sent, bytes received) / bandwidth_c
+//     cpu_h  = max( max over h's ranks of work_r / min(1, cores_h),  sum over h's ranks of work_r / cores_h )
+//     cores_h = host_cpu.cores x (1 - the share of the host's CPU other processes took meanwhile)
+//     work_r = (bytes sent + bytes received) / kernel copy rate + bytes reduced / reduce rate
+//
+// wire_r is the rank's links (link_fit.h's terms; a link carries both directions at once). cpu_h is
+// the shared-cores rule: the kernel copies every byte a rank sends into its socket and every byte
+// it receives out of one, and the rank reduces what it receives. A rank runs on one core at most;
+// when a host has more ranks than cores (4 ranks on 2 cores), their work is divided over the cores
+// it has, less what other processes took (ringbench records that share for every row,
+// foreign_cpu_share; 0 on a quiet host). The kernel copy rate is what the same-host link test
+// measured (on loopback a link is nothing but the kernel copying at both ends, one core each),
+// capped by the memcpy probe: the kernel's copies through TCP run far below memcpy's rate (8
+// against 35 GB/s on the 2-core Xeon VM), so pricing them at memcpy's would count a fifth of the
+// work. Without host_cpu (a GPU cluster) cpu_h is 0. A call adds launch_overhead_us once. This is
+// the one copy of the rule; docs/model.md#calibrate-and-predict-this-machine explains it.
+
+#include <cstdint>
+#include <vector>
+
+#include "cluster.h"
+#include "link_fit.h"
+#include "spec/algorithm_spec.h"
+
+namespace ringbench::model {
+
+// The link class between two ranks' hosts: scale_up for the same host, nics across hosts.
+LinkParameters link_class(const Cluster& machine, bool same_host);
+
+struct PlanCall {
+  const spec::AlgorithmSpec* algorithm = nullptr;
+  size_t count = 0;          // elements per rank's buffer, as ringbench's /results count
+  size_t element_bytes = 1;
+  int root = 0;
+  std::vector<int> host_of_rank;  // its size is the world size; host indices from 0
+  uint64_t piece_bytes = 0;       // the transport's pipeline piece (ringbench --pipeline)
+  double foreign_cpu_share = 0;   // of the hosts' CPU, taken by other processes meanwhile, in [0, 1)
+};
+
+struct PlanCost {
+  double time_us = 0;     // the last rank's finish, plus launch_overhead_us
+  double wire_us = 0;     // the steps whose slowest duration was a rank's wire: those durations, summed
+  double cpu_us = 0;      // the steps whose slowest duration was a host's CPU: those, summed
+  double latency_us = 0;  // the rest of time_us: waiting for data in flight
+  int steps = 0;          // non-empty steps
+};
+
+// The rate the kernel copies a socket's bytes at, per core (see above); 0 without host_cpu.
+double kernel_copy_GBps(const Cluster& machine);
+
+// InputError when the call has no algorithm or no ranks, or a negative host index.
+PlanCost plan_cost(const Cluster& machine, const PlanCall& call);
+
+// Block placement, mpirun's default by slot: rank r on host r x hosts / world_size.
+std::vector<int> block_placement(int world_size, int hosts);
+
+}  // namespace ringbench::model

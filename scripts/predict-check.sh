@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# How well does topomodel predict ringbench's own runs on this machine? Issue 15's one-host
+# experiment, printed for quoting (a benchmark, not a test: it asserts nothing about timing).
+#
+#   scripts/predict-check.sh [--ranks "2 3 4"] [--runs K] [--sizes MIN:MAX] [--factor F]
+#                            [--max-time S] [--keep DIR] [--no-build]
+#
+# At each N, K runs of (a) every all-reduce algorithm and (b) the default algorithm of every other
+# collective, on one host over loopback. Each run is predicted by `topomodel predict` from a
+# machine calibrated on that run's own link test and probes (never on its rows). Per collective,
+# algorithm, N and size, the median over the K runs of the measured and of the predicted times
+# give the error; the report prints, per algorithm, the median and 90th percentile of |error| at
+# 64 KiB and up (issue 15's targets: <= 10% and <= 25%), and the smaller sizes apart.
+# Defaults: N = 2 3 4, 3 runs, 64K:4M by factor 4, --max-time 0.5; --keep DIR keeps the files.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$here/setup.sh"
+
+ranks="2 3 4" runs=3 sizes=64K:4M factor=4 max_time=0.5 keep="" build=1
+usage() { sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+while [ $# -gt 0 ]; do
+  case $1 in
+    --ranks) ranks=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
+    --sizes) sizes=$2; shift 2 ;;
+    --factor) factor=$2; shift 2 ;;
+    --max-time) max_time=$2; shift 2 ;;
+    --keep) keep=$2; shift 2 ;;
+    --no-build) build=0; shift ;;
+    -h|--help) usage ;;
+    *) echo "predict-check.sh: unknown argument $1" >&2; usage ;;
+  esac
+done
+install_missing_packages
+[ $build = 0 ] || configure_and_build
+ringbench=$RINGBENCH_BUILD/bin/ringbench
+topomodel=$RINGBENCH_BUILD/bin/topomodel
+python=$(ringbench_python)
+if [ -n "$keep" ]; then work=$keep; mkdir -p "$work"; else work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+allreduce_algorithms=ring,naive,tree,rhd,recursive-doubling,hierarchical
+others=allgather,reducescatter,broadcast,reduce,alltoall
+launch() {  # launch N FILE ARGS...
+  local n=$1 file=$2; shift 2
+  local over=()
+  [ "$n" -gt "$(nproc)" ] && over=(--oversubscribe)
+  mpirun -np "$n" "${over[@]}" --bind-to none "$ringbench" -q -m "$sizes" --factor "$factor" \
+    --max-time "$max_time" -o "$file" "$@" > /dev/null
+}
+predict_newest() {  # the newest run of FILE, on a machine calibrated on its own link test
+  "$topomodel" predict "$1" > "$work/predict.txt" 2>&1 ||
+    echo "#   a run's prediction failed, left out: $(tail -1 "$work/predict.txt")"
+}
+
+echo "# predict-check on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores," \
+  "N = $ranks, $runs run(s), $sizes by $factor, $(date -u +%FT%TZ)"
+for n in $ranks; do
+  for i in $(seq "$runs"); do
+    launch "$n" "$work/predict.h5" --collective allreduce --algo "$allreduce_algorithms"
+    predict_newest "$work/predict.h5"
+    launch "$n" "$work/predict.h5" --collective "$others" --algo default
+    predict_newest "$work/predict.h5"
+    echo "#   N=$n run $i of $runs done" >&2
+  done
+done
+"$python" "$here/predict_report.py" "$work/predict.h5"

@@ -1,0 +1,80 @@
+"""predict-check.sh's report: topomodel predict's /model/predictions, medians over runs.
+
+Per (collective, algorithm, N, bytes): the median over runs of the measured and of the predicted
+times, error = predicted / measured - 1. Per algorithm: rows, median and 90th percentile of
+|error| at 64 KiB and up (issue 15's targets), and the same below 64 KiB, reported without a
+target. Reads h5py directly: the table is topomodel's (docs/model.md#calibrate-and-predict).
+"""
+import sys
+from collections import defaultdict
+
+import h5py
+import numpy as np
+
+TARGET_BYTES = 64 << 10
+
+
+def decode(value):
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def medians_over_runs(table):
+    groups = defaultdict(lambda: ([], []))
+    for row in table:
+        key = (decode(row["collective"]), decode(row["algorithm"]), int(row["world_size"]), int(row["bytes"]))
+        groups[key][0].append(float(row["measured_us"]))
+        groups[key][1].append(float(row["predicted_us"]))
+    return {key: (np.median(m), np.median(p), len(m)) for key, (m, p) in groups.items()}
+
+
+def report(points, title, select):
+    by_algorithm = defaultdict(list)
+    for (collective, algorithm, n, size), (measured, predicted, _) in points.items():
+        if select(size):
+            by_algorithm[f"{collective} {algorithm}"].append(abs(predicted / measured - 1))
+    print(f"# {title}")
+    print(f"# {'algorithm':<34} {'points':>6} {'median':>8} {'p90':>8} {'worst':>8}")
+    everything = []
+    for name in sorted(by_algorithm):
+        errors = np.array(by_algorithm[name])
+        everything.extend(errors)
+        print(f"  {name:<34} {len(errors):>6} {100 * np.median(errors):>7.1f}% "
+              f"{100 * np.percentile(errors, 90):>7.1f}% {100 * errors.max():>7.1f}%")
+    if everything:
+        e = np.array(everything)
+        print(f"  {'all':<34} {len(e):>6} {100 * np.median(e):>7.1f}% {100 * np.percentile(e, 90):>7.1f}% "
+              f"{100 * e.max():>7.1f}%")
+
+
+def report_by_ranks(points):
+    by_ranks = defaultdict(list)
+    for (_, _, n, size), (measured, predicted, _) in points.items():
+        if size >= TARGET_BYTES:
+            by_ranks[n].append(abs(predicted / measured - 1))
+    print("# 64 KiB and up, every algorithm, by world size")
+    for n in sorted(by_ranks):
+        e = np.array(by_ranks[n])
+        print(f"  N={n:<33} {len(e):>6} {100 * np.median(e):>7.1f}% {100 * np.percentile(e, 90):>7.1f}% "
+              f"{100 * e.max():>7.1f}%")
+
+
+def main(path):
+    with h5py.File(path, "r") as f:
+        table = f["model/predictions"][:]
+    points = medians_over_runs(table)
+    runs = max((count for _, _, count in points.values()), default=0)
+    print(f"# {len(points)} (collective, algorithm, N, size) points, medians over up to {runs} run(s)")
+    report(points, "64 KiB and up (targets: median <= 10%, p90 <= 25%)", lambda size: size >= TARGET_BYTES)
+    report_by_ranks(points)
+    report(points, "below 64 KiB (no target)", lambda size: size < TARGET_BYTES)
+    print("# per point: collective algorithm N bytes measured_us predicted_us error")
+    for key in sorted(points):
+        measured, predicted, _ = points[key]
+        print(f"  {key[0]:<13} {key[1]:<20} {key[2]:>2} {key[3]:>9} {measured:>11.1f} {predicted:>11.1f} "
+              f"{100 * (predicted / measured - 1):>+7.1f}%")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: predict_report.py PREDICTIONS.h5")
+    main(sys.argv[1])

@@ -1,0 +1,94 @@
+// ringbench -> topomodel calibrate -> topomodel predict on a small real run (issue 15): the machine
+// file loads as a cluster, /model/calibration holds the link fit's residuals and /model/predictions
+// one finite, positive prediction per row our transport measured. No error threshold is asserted:
+// the error is quoted by scripts/predict-check.sh on a quiet machine, not checked here.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+#include "results/results_file.h"
+#include "run_command.h"
+
+namespace ringbench {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::mpirun;
+using testing::run_command;
+
+class CalibratePredict : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("ringbench-calibrate-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string topomodel(const std::string& args) { return std::string(TOPOMODEL_EXE) + " " + args; }
+  fs::path dir_;
+};
+
+std::string text(const results::TableContents& t, const results::Row& row, const char* column) {
+  return std::get<std::string>(row.at(t.column(column)));
+}
+double number(const results::TableContents& t, const results::Row& row, const char* column) {
+  return std::get<double>(row.at(t.column(column)));
+}
+
+TEST_F(CalibratePredict, RingbenchThenCalibrateThenPredict) {
+  const fs::path file = dir_ / "run.h5", machine = dir_ / "machine.json";
+  auto run = run_command(mpirun(3) + RINGBENCH_EXE +
+                             " --collective allreduce,allgather --algo default,mpi -m 4K:256K --factor 8 -x 2"
+                             " --max-time 0.1 -o " + file.string(),
+                         (dir_ / "run").string(), 240);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+
+  auto calibrate = run_command(topomodel("calibrate " + file.string() + " -o " + machine.string()), (dir_ / "cal").string());
+  ASSERT_EQ(calibrate.exit_code, 0) << calibrate.out << calibrate.err;
+  EXPECT_NE(calibrate.out.find("# same host"), std::string::npos) << calibrate.out;
+  const auto calibration = results::read_table(file, "/model/calibration");
+  EXPECT_EQ(calibration.rows.size(), 6u) << "one class, six link-test sizes";
+  for (const auto& row : calibration.rows) EXPECT_TRUE(std::isfinite(number(calibration, row, "residual")));
+
+  // The machine is a cluster file like any other.
+  auto load = run_command(topomodel("clusters --cluster " + machine.string()), (dir_ / "load").string());
+  EXPECT_EQ(load.exit_code, 0) << load.out << load.err;
+
+  auto predict = run_command(topomodel("predict " + file.string() + " --machine " + machine.string()), (dir_ / "pr").string());
+  ASSERT_EQ(predict.exit_code, 0) << predict.out << predict.err;
+  EXPECT_NE(predict.out.find("by algorithm and size range"), std::string::npos) << predict.out;
+
+  const auto measured = results::read_table(file, "/results");
+  size_t ours = 0;
+  for (const auto& row : measured.rows) ours += text(measured, row, "algorithm") != "mpi";
+  const auto predictions = results::read_table(file, "/model/predictions");
+  ASSERT_EQ(predictions.rows.size(), ours) << "one prediction per row of our transport, none for mpi";
+  for (const auto& row : predictions.rows) {
+    EXPECT_NE(text(predictions, row, "algorithm"), "mpi");
+    EXPECT_EQ(std::get<int64_t>(row.at(predictions.column("world_size"))), 3);
+    for (const char* column : {"measured_us", "predicted_us"}) {
+      const double v = number(predictions, row, column);
+      EXPECT_TRUE(std::isfinite(v) && v > 0) << column << " = " << v;
+    }
+    EXPECT_TRUE(std::isfinite(number(predictions, row, "error")));
+  }
+
+  // Without --machine it calibrates on the run's own link test, and predicts the same rows again.
+  auto on_the_fly = run_command(topomodel("predict " + file.string()), (dir_ / "pr2").string());
+  ASSERT_EQ(on_the_fly.exit_code, 0) << on_the_fly.out << on_the_fly.err;
+  EXPECT_EQ(results::read_table(file, "/model/predictions").rows.size(), 2 * ours);
+}
+
+TEST_F(CalibratePredict, BadInputIsOneLineAndExit2) {
+  auto missing = run_command(topomodel("calibrate " + (dir_ / "none.h5").string() + " -o " + (dir_ / "m.json").string()),
+                             (dir_ / "bad").string());
+  EXPECT_EQ(missing.exit_code, 2) << missing.out << missing.err;
+  EXPECT_NE(missing.err.find("none.h5"), std::string::npos) << missing.err;
+  EXPECT_FALSE(fs::exists(dir_ / "m.json"));
+}
+
+}  // namespace
+}  // namespace ringbench

@@ -1,0 +1,147 @@
+// Pricing ringbench's plans on a measured machine (model/plan_cost.h), against hand-computed
+// times, and the measured machine's round trip through the cluster JSON format.
+#include "model/plan_cost.h"
+
+#include <gtest/gtest.h>
+
+#include "model/cluster_json.h"
+#include "model/error.h"
+#include "model/measured_machine.h"
+#include "spec/algorithm_spec.h"
+
+namespace ringbench::model {
+namespace {
+
+// Same host: 10 us latency, 1 GB/s (1000 B/us), 2 us per piece; across hosts: 50 us, 1 GB/s,
+// 3 us per piece. Reduction 0.5 GB/s (500 B/us), memcpy 4 GB/s, so the kernel copies at the
+// same-host link's 1 GB/s; 2 cores per host.
+MachineMeasurements measurements() {
+  MachineMeasurements m;
+  m.name = "measured-test";
+  m.hosts = 2;
+  m.ranks_per_host = 2;
+  m.cores_per_host = 2;
+  m.reduce_GBps = 0.5;
+  m.copy_GBps = 4;
+  m.same_host = {10, 1, 2};
+  m.across_hosts = LinkParameters{50, 1, 3};
+  return m;
+}
+
+// Ring all-reduce of 1000 float32 (4000 B) at N = 2: two steps of one 2000 B chunk each way,
+// the first reduces its chunk, the second copies it.
+PlanCall ring_call(std::vector<int> hosts, uint64_t piece_bytes = 0) {
+  return {&spec::ring_allreduce(), 1000, 4, 0, std::move(hosts), piece_bytes};
+}
+
+TEST(PlanCost, RingAllReduceOnOwnCores) {
+  const Cluster machine = measured_machine(measurements());
+  EXPECT_DOUBLE_EQ(kernel_copy_GBps(machine), 1.0);
+  // Step 1: wire 2 + 2000/1000 = 4; work per rank (2000 sent + 2000 received) / 1000 + 2000 / 500
+  // reduced = 8, one core each: 10 latency + max(4, 8) = 18. Step 2: work 4, 10 + max(4, 4) = 14.
+  const PlanCost cost = plan_cost(machine, ring_call({0, 0}));
+  EXPECT_DOUBLE_EQ(cost.time_us, 32.0);
+  EXPECT_DOUBLE_EQ(cost.latency_us, 20.0);
+  EXPECT_DOUBLE_EQ(cost.cpu_us, 8.0);
+  EXPECT_DOUBLE_EQ(cost.wire_us, 4.0);
+  EXPECT_EQ(cost.steps, 2);
+}
+
+TEST(PlanCost, PiecesEachPayTheOverhead) {
+  const Cluster machine = measured_machine(measurements());
+  // 2000 B in 1000 B pieces: wire 2 x 2 + 2 = 6. Step 1: 10 + max(6, 8) = 18; step 2: 10 + max(6, 4) = 16.
+  EXPECT_DOUBLE_EQ(plan_cost(machine, ring_call({0, 0}, 1000)).time_us, 34.0);
+}
+
+TEST(PlanCost, AcrossHostsUsesTheAcrossClass) {
+  const Cluster machine = measured_machine(measurements());
+  // Wire 3 + 2 = 5. Step 1: 50 + max(5, 8) = 58; step 2: 50 + max(5, 4) = 55.
+  EXPECT_DOUBLE_EQ(plan_cost(machine, ring_call({0, 1})).time_us, 113.0);
+}
+
+TEST(PlanCost, APipelinePaysEachHopsLatencyOnce) {
+  const Cluster machine = measured_machine(measurements());
+  // Chain broadcast of 3 segments of 64 KiB at N = 2: 3 steps, each segment's wire 2 + 65536 /
+  // 1000 = 67.536 us; the CPU (65.536 us per rank) is below it. The root sends back to back, so
+  // rank 1 finishes at one latency plus 3 x 67.536, not 3 x (10 + 67.536).
+  const PlanCall chain{&spec::chain_broadcast(), 3 * 16384, 4, 0, {0, 0}, 0};
+  const PlanCost cost = plan_cost(machine, chain);
+  EXPECT_EQ(cost.steps, 3);
+  EXPECT_NEAR(cost.time_us, 10 + 3 * 67.536, 1e-9);
+  EXPECT_NEAR(cost.latency_us, 10, 1e-9);
+}
+
+TEST(PlanCost, SharedCoresSetThePaceWhenRanksOutnumberThem) {
+  MachineMeasurements m = measurements();
+  m.cores_per_host = 1;
+  m.copy_GBps = 0.1;  // below the link: the kernel copies at 100 B/us
+  const Cluster machine = measured_machine(m);
+  EXPECT_DOUBLE_EQ(kernel_copy_GBps(machine), 0.1);
+  // Step 1, per rank: 4000 / 100 = 40 copied + 4 reduced = 44; two ranks on one core: 88, so
+  // 10 + 88 = 98. Step 2: 40 per rank, 80: 90. Total 188.
+  const PlanCost cost = plan_cost(machine, ring_call({0, 0}));
+  EXPECT_DOUBLE_EQ(cost.time_us, 188.0);
+  EXPECT_DOUBLE_EQ(cost.cpu_us, 168.0);
+  // The same two ranks on two hosts of one core each share nothing: 50 + 44, then 50 + 40.
+  EXPECT_DOUBLE_EQ(plan_cost(machine, ring_call({0, 1})).time_us, 184.0);
+}
+
+TEST(PlanCost, ARankUsesOneCoreAtMost) {
+  MachineMeasurements m = measurements();
+  m.cores_per_host = 16;  // more cores than ranks: still 8 and 4 per step, as on 2 cores
+  EXPECT_DOUBLE_EQ(plan_cost(measured_machine(m), ring_call({0, 0})).time_us, 32.0);
+}
+
+TEST(PlanCost, OtherProcessesLeaveFewerCores) {
+  PlanCall call = ring_call({0, 0});
+  call.foreign_cpu_share = 0.75;  // half a core left of 2
+  // Step 1: work 8 per rank, max(8 / 0.5, 16 / 0.5) = 32, 10 + 32 = 42; step 2: 4, 8 / 0.5 = 16, 26.
+  EXPECT_DOUBLE_EQ(plan_cost(measured_machine(measurements()), call).time_us, 68.0);
+  call.foreign_cpu_share = 1;
+  EXPECT_THROW(plan_cost(measured_machine(measurements()), call), InputError);
+}
+
+TEST(PlanCost, WithoutAHostCpuOnlyLinksCount) {
+  Cluster machine = measured_machine(measurements());
+  machine.host_cpu = {};
+  EXPECT_DOUBLE_EQ(kernel_copy_GBps(machine), 0.0);
+  // The per-piece overheads are host_cpu's too: 10 + 2000 / 1000 = 12 per step.
+  EXPECT_DOUBLE_EQ(plan_cost(machine, ring_call({0, 0})).time_us, 24.0);
+}
+
+TEST(PlanCost, MeasuredMachineRoundTripsThroughClusterJson) {
+  const Cluster machine = measured_machine(measurements());
+  const Cluster back = cluster_from_json(cluster_to_json(machine), "round trip");
+  EXPECT_EQ(back.host_cpu.cores, 2);
+  EXPECT_DOUBLE_EQ(back.host_cpu.across_hosts_message_overhead_us, 3.0);
+  EXPECT_DOUBLE_EQ(plan_cost(back, ring_call({0, 1}, 1000)).time_us,
+                   plan_cost(machine, ring_call({0, 1}, 1000)).time_us);
+  EXPECT_DOUBLE_EQ(link_class(back, false).bandwidth_GBps, 1.0);
+}
+
+TEST(PlanCost, OneHostMachineRepeatsTheSameHostFitAcross) {
+  MachineMeasurements m = measurements();
+  m.across_hosts.reset();
+  const Cluster machine = measured_machine(m);
+  EXPECT_DOUBLE_EQ(link_class(machine, false).latency_us, 10.0);
+  EXPECT_NE(machine.description.find("one host"), std::string::npos);
+}
+
+TEST(PlanCost, BadInputsAreInputErrors) {
+  MachineMeasurements m = measurements();
+  m.reduce_GBps = 0;  // a run without probes
+  EXPECT_THROW(measured_machine(m), InputError);
+  const Cluster machine = measured_machine(measurements());
+  EXPECT_THROW(plan_cost(machine, ring_call({})), InputError);
+  PlanCall no_algorithm = ring_call({0, 0});
+  no_algorithm.algorithm = nullptr;
+  EXPECT_THROW(plan_cost(machine, no_algorithm), InputError);
+}
+
+TEST(PlanCost, BlockPlacementFillsHostsInOrder) {
+  EXPECT_EQ(block_placement(4, 2), (std::vector<int>{0, 0, 1, 1}));
+  EXPECT_EQ(block_placement(3, 1), (std::vector<int>{0, 0, 0}));
+}
+
+}  // namespace
+}  // namespace ringbench::model

@@ -1,0 +1,39 @@
+"""scripts/predict_report.py: predict-check.sh's table, medians over runs of topomodel predict's
+/model/predictions, per algorithm at 64 KiB and up and below."""
+
+import h5py
+import numpy as np
+
+import predict_report as pr
+
+DTYPE = np.dtype([("collective", h5py.string_dtype()), ("algorithm", h5py.string_dtype()), ("world_size", "<i8"),
+                  ("bytes", "<u8"), ("measured_us", "<f8"), ("predicted_us", "<f8")])
+
+
+def write(path, rows):
+    with h5py.File(path, "w") as f:
+        f.create_dataset("model/predictions", data=np.array(rows, dtype=DTYPE))
+    return str(path)
+
+
+def test_medians_over_runs_pair_each_point(tmp_path):
+    # Three runs of one point: measured 90, 100, 300 (median 100), predicted 110, 120, 130 (120).
+    rows = [("allreduce", "ring", 4, 1 << 20, m, p) for m, p in ((90, 110), (100, 120), (300, 130))]
+    with h5py.File(write(tmp_path / "p.h5", rows), "r") as f:
+        points = pr.medians_over_runs(f["model/predictions"][:])
+    assert points == {("allreduce", "ring", 4, 1 << 20): (100.0, 120.0, 3)}
+
+
+def test_report_splits_at_64_KiB_and_quotes_median_and_p90(tmp_path, capsys):
+    rows = [("allreduce", "tree", 2, 1 << 16, 100, 105), ("allreduce", "tree", 3, 1 << 18, 100, 80),
+            ("allgather", "ring", 2, 1024, 10, 30)]
+    pr.main(write(tmp_path / "p.h5", rows))
+    out = capsys.readouterr().out
+    target = out[out.index("64 KiB and up"):out.index("below 64 KiB")]
+    # |errors| 5% and 20%: median 12.5%, p90 18.5%, worst 20%.
+    assert "allreduce tree" in target and "12.5%" in target and "18.5%" in target and "20.0%" in target
+    assert "allgather ring" not in target
+    by_ranks = out[out.index("by world size"):out.index("below 64 KiB")]
+    assert "N=2 " in by_ranks and "5.0%" in by_ranks and "N=3 " in by_ranks and "20.0%" in by_ranks
+    small = out[out.index("below 64 KiB"):out.index("per point")]
+    assert "allgather ring" in small and "200.0%" in small
