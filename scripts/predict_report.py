@@ -58,6 +58,32 @@ def report_by_ranks(points):
               f"{100 * e.max():>7.1f}%")
 
 
+def hierarchical_against_ring(points):
+    """Per (N, size) with both all-reduces: ring time / hierarchical time, measured and predicted,
+    and whether the model names the same winner (issue 15's two-host test: hierarchical must beat
+    the flat ring where the model says it will)."""
+    verdicts = []
+    for (collective, algorithm, n, size), (ring_measured, ring_predicted, _) in sorted(points.items()):
+        other = points.get((collective, "hierarchical", n, size))
+        if collective != "allreduce" or algorithm != "ring" or other is None:
+            continue
+        measured, predicted = ring_measured / other[0], ring_predicted / other[1]
+        verdicts.append((n, size, measured, predicted, (measured > 1) == (predicted > 1)))
+    return verdicts
+
+
+def report_hierarchical_against_ring(points):
+    verdicts = hierarchical_against_ring(points)
+    if not verdicts:
+        return
+    agree = sum(v[4] for v in verdicts)
+    print(f"# hierarchical against the flat ring (ring time / hierarchical time; > 1: hierarchical faster): "
+          f"the model names the measured winner at {agree} of {len(verdicts)} sizes")
+    print(f"# {'N':>3} {'bytes':>9} {'measured':>9} {'predicted':>9}  same winner")
+    for n, size, measured, predicted, same in verdicts:
+        print(f"  {n:>3} {size:>9} {measured:>9.2f} {predicted:>9.2f}  {'yes' if same else 'NO'}")
+
+
 def main(path):
     with h5py.File(path, "r") as f:
         table = f["model/predictions"][:]
@@ -67,6 +93,7 @@ def main(path):
     report(points, "64 KiB and up (targets: median <= 10%, p90 <= 25%)", lambda size: size >= TARGET_BYTES)
     report_by_ranks(points)
     report(points, "below 64 KiB (no target)", lambda size: size < TARGET_BYTES)
+    report_hierarchical_against_ring(points)
     print("# per point: collective algorithm N bytes measured_us predicted_us error")
     for key in sorted(points):
         measured, predicted, _ = points[key]

@@ -37,3 +37,21 @@ def test_report_splits_at_64_KiB_and_quotes_median_and_p90(tmp_path, capsys):
     assert "N=2 " in by_ranks and "5.0%" in by_ranks and "N=3 " in by_ranks and "20.0%" in by_ranks
     small = out[out.index("below 64 KiB"):out.index("per point")]
     assert "allgather ring" in small and "200.0%" in small
+
+
+def test_hierarchical_against_ring_names_who_wins_on_each_side(tmp_path, capsys):
+    # 1 MiB: ring 200 us against hierarchical 100 measured (2.00), 150 against 100 predicted (1.50):
+    # the same winner. 4 MiB: hierarchical slower measured (0.80), faster predicted (1.25): not.
+    rows = [("allreduce", "ring", 4, 1 << 20, 200, 150), ("allreduce", "hierarchical", 4, 1 << 20, 100, 100),
+            ("allreduce", "ring", 4, 4 << 20, 400, 500), ("allreduce", "hierarchical", 4, 4 << 20, 500, 400),
+            ("allreduce", "tree", 4, 4 << 20, 450, 450)]
+    with h5py.File(write(tmp_path / "p.h5", rows), "r") as f:
+        verdicts = pr.hierarchical_against_ring(pr.medians_over_runs(f["model/predictions"][:]))
+    assert verdicts == [(4, 1 << 20, 2.0, 1.5, True), (4, 4 << 20, 0.8, 1.25, False)]
+    pr.main(str(tmp_path / "p.h5"))
+    assert "the model names the measured winner at 1 of 2 sizes" in capsys.readouterr().out
+
+
+def test_no_hierarchical_section_without_both_algorithms(tmp_path, capsys):
+    pr.main(write(tmp_path / "p.h5", [("allreduce", "ring", 4, 1 << 20, 200, 150)]))
+    assert "hierarchical against the flat ring" not in capsys.readouterr().out
