@@ -10,13 +10,16 @@
 // that touches them (a blocking collective, begin_collective, exchange, ring_stream, counters,
 // check_kernel_counts) first waits for every started call to finish, so a blocking call is
 // ordered after them, as if started and waited for. With nothing in flight a blocking call runs
-// inline on the owner's thread, at no extra cost.
+// inline on the owner's thread, at no extra cost. The flight recorder, the fault hook and the
+// stranger door are used only by the driving thread. Helper threads a later change may add (several
+// streams per peer) follow the same rule: they work inside the driving thread's call.
 //
 // Failures: every call that moves bytes blocks until done, or throws TransportError when a peer
 // fails: it closed or reset its connection, sent nothing (not even a heartbeat) for
 // options.timeout (never, if zero), or another rank reported a failure (liveness.h). The error
-// names the failed rank (peer_rank()); a started call's Request::wait() rethrows it. After a failure every peer still reachable is told
-// (abort.cpp) and every later call, start and wait throws the same error at once.
+// names the failed rank (peer_rank()); a started call's Request::wait() rethrows it. After a
+// failure every peer still reachable is told (abort.cpp) and every later call, start and wait
+// throws the same error at once.
 
 #include <algorithm>
 #include <array>
