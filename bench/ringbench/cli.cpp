@@ -235,7 +235,7 @@ void add_workload_options(CLI::App& app, BenchOptions& options, TypedValues& typ
       ->capture_default_str();
   app.add_option("--bucket-bytes", typed.bucket_bytes,
                  "ddp: bucket size, or MIN:MAX for every size from MIN doubling up to MAX, taking turns; K/M/G suffixes")
-      ->type_name("[MIN:]MAX")
+      ->type_name("SIZE|MIN:MAX")
       ->capture_default_str();
   app.add_option("--compute-ms", options.ddp.compute_ms,
                  "ddp: each layer's backward time in milliseconds (a wait with the CPU free); unset: the measured "
