@@ -10,8 +10,8 @@
 # beside the owner's, and the tests' thread ranks. To stay within a few minutes of CI, it runs the
 # non-blocking tests (every all-reduce algorithm in flight at once at N = 2 to 4, and a peer killed
 # mid-flight) and the unparameterised transport tests (about 30 s), not the parameterised sweeps
-# over every algorithm and size (Pairwise/, LaggingSends/: over ten minutes under TSan on 2 cores,
-# and single-threaded per rank) or the liveness tests (seconds of waiting each).
+# over every algorithm and size (Pairwise/, LaggingSends/: more than nine minutes under TSan on a
+# busy 2-core machine, and single-threaded per rank) or the liveness tests (seconds of waiting each).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SANITIZE=address,undefined
