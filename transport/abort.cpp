@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "communicator.h"
+#include "progress_thread.h"
 #include "wire.h"
 
 namespace ringbench {
@@ -50,6 +51,8 @@ void flush_all(std::vector<Connection*>& targets, std::chrono::milliseconds budg
 void Communicator::abort_job(const TransportError& failure) {
   if (failure_) return;
   failure_ = failure;
+  // Calls started after this one, or queued behind it, fail with the same error at once.
+  if (progress_) progress_->note_failure(std::make_exception_ptr(failure));
   wire::AbortNotice notice;
   notice.failed_rank = failure.peer_rank();
   notice.detected_by = failure.detected_by() >= 0 ? failure.detected_by() : rank_;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "error.h"
+#include "progress_thread.h"
 #include "strangers.h"
 
 namespace ringbench {
@@ -15,7 +16,31 @@ namespace ringbench {
 Communicator::Communicator(int rank, int size, TransportOptions options)
     : rank_(rank), size_(size), options_(std::move(options)) {}
 
-Communicator::~Communicator() { say_goodbye(); }
+Communicator::~Communicator() {
+  // The progress thread first: its running call still uses the connections, and the goodbye
+  // must follow every frame of it.
+  progress_.reset();
+  say_goodbye();
+}
+
+void Communicator::quiesce() const {
+  if (progress_ && progress_->busy() && !progress_->on_this_thread()) progress_->drain();
+}
+
+void Communicator::begin_collective() {
+  quiesce();
+  ++sequence_;
+}
+
+Request Communicator::start(std::function<void(Communicator&)> call) {
+  if (!progress_) {
+    if (failure_) throw *failure_;  // no thread yet: failure_ was written on this one
+    progress_ = std::make_unique<ProgressThread>(rank_);
+  }
+  return progress_->start([this, call = std::move(call)] { call(*this); });
+}
+
+bool Communicator::calls_in_flight() const { return progress_ && progress_->busy(); }
 
 StrangerDoor& Communicator::strangers() {
   if (!strangers_)
@@ -81,6 +106,7 @@ std::vector<std::vector<std::byte>> Communicator::gather(std::span<const std::by
 }
 
 ByteCounters Communicator::counters() const {
+  quiesce();
   ByteCounters total;
   for (const auto& c : connections_)
     if (c) total += c->counters();
@@ -88,6 +114,7 @@ ByteCounters Communicator::counters() const {
 }
 
 const ByteCounters& Communicator::counters(int peer_rank) const {
+  quiesce();
   static const ByteCounters none;
   if (peer_rank < 0 || peer_rank >= size_ || !connections_[peer_rank]) return none;
   return connections_[peer_rank]->counters();
@@ -96,6 +123,7 @@ const ByteCounters& Communicator::counters(int peer_rank) const {
 std::vector<KernelCheck> Communicator::check_kernel_counts() const {
   // The last frames we sent may still be leaving the socket queue when a quiet point is reached;
   // give the kernel's counters a short, bounded moment to catch up before calling it a mismatch.
+  quiesce();
   std::vector<KernelCheck> checks;
   for (int attempt = 0; attempt < 40; ++attempt) {
     checks.clear();

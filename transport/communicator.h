@@ -2,12 +2,24 @@
 // A job's ranks connected to each other: a full mesh of TCP connections (one per pair of ranks),
 // set up through a Bootstrap, and the one progress loop that moves every byte over them.
 //
-// Threading: a Communicator belongs to the thread that created it; none of its calls may run
-// concurrently. Every call that moves bytes blocks until done, or throws TransportError when a
-// peer fails: it closed or reset its connection, sent nothing (not even a heartbeat) for
+// Threading: one thread owns a Communicator (the one that created it) and makes every call on it;
+// no two of its calls may run concurrently. Besides the blocking calls, the owner may start
+// non-blocking ones (start()): those run, in the order started, on the communicator's progress
+// thread (progress_thread.h), made on the first start(). Only one thread drives the connections at
+// a time: while started calls are in flight the progress thread does, and any call of the owner
+// that touches them (a blocking collective, begin_collective, exchange, ring_stream, counters,
+// check_kernel_counts) first waits for every started call to finish, so a blocking call is
+// ordered after them, as if started and waited for. With nothing in flight a blocking call runs
+// inline on the owner's thread, at no extra cost. The flight recorder, the fault hook and the
+// stranger door are used only by the driving thread. Helper threads a later change may add (several
+// streams per peer) follow the same rule: they work inside the driving thread's call.
+//
+// Failures: every call that moves bytes blocks until done, or throws TransportError when a peer
+// fails: it closed or reset its connection, sent nothing (not even a heartbeat) for
 // options.timeout (never, if zero), or another rank reported a failure (liveness.h). The error
-// names the failed rank (peer_rank()). After a failure every peer still reachable is told
-// (abort.cpp) and every later call throws the same error at once.
+// names the failed rank (peer_rank()); a started call's Request::wait() rethrows it. After a
+// failure every peer still reachable is told (abort.cpp) and every later call, start and wait
+// throws the same error at once.
 
 #include <algorithm>
 #include <array>
@@ -29,6 +41,7 @@
 #include "host_identity.h"
 #include "interfaces.h"
 #include "options.h"
+#include "request.h"
 
 namespace ringbench {
 
@@ -103,6 +116,7 @@ struct FlightDump {
 using LaunchPhaseHook = std::function<void(const std::string& waiting_for)>;
 
 class StrangerDoor;
+class ProgressThread;
 
 class Communicator {
  public:
@@ -124,7 +138,8 @@ class Communicator {
 
   // Starts a new collective call: frames are tagged with its sequence number, which every rank
   // advances identically because every rank makes the same calls in the same order.
-  void begin_collective() { ++sequence_; }
+  // From the owner's thread it first waits for the started calls (see Threading).
+  void begin_collective();
   uint64_t sequence() const { return sequence_; }
 
   // Moves all sends and receives of one step together, so no message size can deadlock: a rank
@@ -139,13 +154,22 @@ class Communicator {
   // as it is reduced and the pipeline spans steps, not one step at a time.
   void ring_stream(std::span<const SendSpec> sends, std::span<RecvSpec> receives, const StepContext& where);
 
+  // Starts `call` (the sequential code of one collective, e.g. an algorithm's run) on the
+  // progress thread, behind every call started before it, and returns at once. The call runs
+  // with this communicator and must not start calls itself; whatever it references (buffers)
+  // must stay alive until the request is done. Throws the communicator's failure, if it failed.
+  // Destroying the communicator fails the calls not yet begun and waits for the running one.
+  Request start(std::function<void(Communicator&)> call);
+  // True while a started call has not finished.
+  bool calls_in_flight() const;
+
   // Dissemination barrier over our connections: ceil(log2 N) rounds of header-only frames.
   void barrier();
   // Every rank contributes `mine` (the same size on every rank); root gets all, by rank, and the
   // others get an empty vector.
   std::vector<std::vector<std::byte>> gather(std::span<const std::byte> mine, int root);
 
-  // The sum of every connection's counters, and each one's.
+  // The sum of every connection's counters, and each one's (after the started calls finish).
   ByteCounters counters() const;
   const ByteCounters& counters(int peer) const;
   // Compares each connection's counters with TCP_INFO. Call at a quiet point (after barrier()),
@@ -192,6 +216,8 @@ class Communicator {
   std::string flight_diagnosis(const std::vector<FlightEntry>& entries, const TransportError* failure) const;
   // After a clean run: a Bye on every connection, so peers do not take our exit for a death.
   void say_goodbye();
+  // From the owner's thread: waits until no started call is in flight (see Threading).
+  void quiesce() const;
 
   int rank_;
   int size_;
@@ -210,6 +236,8 @@ class Communicator {
   Fd flight_signal_;
   // The phase hook of connect(), while set-up runs.
   LaunchPhaseHook on_phase_;
+  // Runs started calls; made on the first start(). Destroyed first (see ~Communicator).
+  std::unique_ptr<ProgressThread> progress_;
 
   friend class MeshBuilder;
 };

@@ -49,6 +49,16 @@ CountedRun run_counted(Communicator& comm, const Algorithm& algorithm, const Col
           since_boot(end)};
 }
 
+CountedRequest start_counted(Communicator& comm, const Algorithm& algorithm, const CollectiveCall& call,
+                             uint64_t expected) {
+  auto result = std::make_shared<CountedRun>();
+  // The result is written before the request is marked done, and read only after.
+  Request request = comm.start([&algorithm, call, expected, result](Communicator& c) {
+    *result = run_counted(c, algorithm, call, expected);
+  });
+  return {std::move(request), std::move(result)};
+}
+
 CountedRun run_counted(Communicator& comm, const Algorithm& algorithm, const CollectiveCall& call) {
   return run_counted(comm, algorithm, call, expected_payload(comm, algorithm, call));
 }

@@ -6,9 +6,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 
 #include "algorithm.h"
 #include "byte_counters.h"
+#include "request.h"
 
 namespace ringbench {
 
@@ -30,6 +32,28 @@ struct CountedRun {
 // Blocks until the call is done.
 CountedRun run_counted(Communicator& comm, const Algorithm& algorithm, const CollectiveCall& call, uint64_t expected,
                        const std::function<void()>& start_of_call = {});
+// A run_counted started on the progress thread (Communicator::start). The counters are read
+// there, around the call alone, so calls in flight together each count only their own bytes;
+// `seconds` covers the call's run, not its time in the queue. call.buffer must stay alive until
+// the request is done.
+class CountedRequest {
+ public:
+  CountedRequest(Request request, std::shared_ptr<CountedRun> result)
+      : request_(std::move(request)), result_(std::move(result)) {}
+  bool test() const { return request_.test(); }
+  // Blocks until done; rethrows the call's TransportError (Request::wait).
+  CountedRun wait() const {
+    request_.wait();
+    return *result_;
+  }
+
+ private:
+  Request request_;
+  std::shared_ptr<CountedRun> result_;
+};
+CountedRequest start_counted(Communicator& comm, const Algorithm& algorithm, const CollectiveCall& call,
+                             uint64_t expected);
+
 // The same, with the formula worked out here.
 CountedRun run_counted(Communicator& comm, const Algorithm& algorithm, const CollectiveCall& call);
 

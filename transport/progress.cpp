@@ -705,6 +705,7 @@ SendState make_send(Connection& connection, const SendSpec& spec, uint64_t seque
 }  // namespace
 
 void Communicator::exchange(std::span<const SendSpec> sends, std::span<RecvSpec> receives, const StepContext& where) {
+  quiesce();
   if (failure_) throw *failure_;
   Loop loop(*this, connections_, strangers(), where);
   loop.sends.reserve(sends.size());
@@ -720,6 +721,7 @@ void Communicator::exchange(std::span<const SendSpec> sends, std::span<RecvSpec>
 }
 
 void Communicator::ring_stream(std::span<const SendSpec> sends, std::span<RecvSpec> receives, const StepContext& where) {
+  quiesce();
   if (failure_) throw *failure_;
   Loop loop(*this, connections_, strangers(), where);
   loop.sends.reserve(sends.size());

@@ -73,6 +73,30 @@ inline std::optional<OutputFormat> parse_output_format(std::string_view name) {
   return parse_named(name, all);
 }
 
+// What a run measures: the sweep of collectives over message sizes (the default), or a simulated
+// training step whose gradient all-reduces overlap its backward pass (ddp_workload.h).
+enum class Workload { Sweep, Ddp };
+inline std::string_view to_string(Workload workload) { return workload == Workload::Sweep ? "sweep" : "ddp"; }
+inline std::optional<Workload> parse_workload(std::string_view name) {
+  constexpr Workload all[] = {Workload::Sweep, Workload::Ddp};
+  return parse_named(name, all);
+}
+
+// --workload ddp's step (ddp_workload.h): float32 gradients over equal layers, all-reduced in
+// buckets that start as soon as the backward pass has filled them.
+struct DdpOptions {
+  uint64_t grad_bytes = 128ull << 20;  // --grad-bytes: every layer's gradients together
+  int layers = 32;                     // --layers
+  // --bucket-bytes MIN:MAX: each bucket size in turn, MIN doubling up to MAX (one size: MIN = MAX).
+  // PyTorch DDP's default bucket is 25 MiB; the sweep shows where overlap stops helping, on both
+  // sides of the best size.
+  uint64_t bucket_min_bytes = 64ull << 10;
+  uint64_t bucket_max_bytes = 128ull << 20;
+  // --compute-ms: each layer's backward time. Unset: the measured blocking all-reduce time of one
+  // layer's gradients, so that computation and communication are balanced.
+  std::optional<double> compute_ms;
+};
+
 // Every default of a run is a member initialiser here (the transport's in TransportOptions), and
 // only here: the command line starts from these values and --help shows them.
 
@@ -102,6 +126,8 @@ struct BenchOptions {
   bool quiet = false;            // no progress line on stderr
   bool samples = false;          // --samples: every timed sample to /samples too
   std::string output = "ringbench.h5";
+  Workload workload = Workload::Sweep;
+  DdpOptions ddp;
   std::vector<std::string> injects;  // --inject specs as given (played by transport.fault_hook)
   TransportOptions transport;
   std::string command_line;

@@ -34,6 +34,7 @@ struct BadValue {
 // TransportOptions define, and nothing here repeats them.
 struct TypedValues {
   std::string sizes, dtype, op, data, timing, sockbuf, pipeline, placement, format;
+  std::string workload, grad_bytes, bucket_bytes;  // --workload ddp's
   std::vector<std::string> size_list;
   std::vector<std::string> collectives, injects;
   double timeout_s = 0;
@@ -53,6 +54,10 @@ TypedValues typed_defaults(const BenchOptions& options) {
   typed.pipeline = format_byte_size(options.transport.pipeline_bytes);
   for (Collective c : options.collectives) typed.collectives.emplace_back(to_string(c));
   typed.timeout_s = std::chrono::duration<double>(options.transport.timeout).count();
+  typed.workload = to_string(options.workload);
+  typed.grad_bytes = format_byte_size(options.ddp.grad_bytes);
+  typed.bucket_bytes = fmt::format("{}:{}", format_byte_size(options.ddp.bucket_min_bytes),
+                                   format_byte_size(options.ddp.bucket_max_bytes));
   return typed;
 }
 
@@ -215,6 +220,30 @@ void add_transport_options(CLI::App& app, BenchOptions& options, TypedValues& ty
       ->capture_default_str();
 }
 
+void add_workload_options(CLI::App& app, BenchOptions& options, TypedValues& typed) {
+  app.add_option("--workload", typed.workload,
+                 "What to measure: sweep (the collectives over message sizes) or ddp (a training step's backward "
+                 "pass, its float32 gradient all-reduces started bucket by bucket as the layers finish, overlapping the "
+                 "compute; docs/overlap.md); ddp all-reduces with --algo's algorithms, float32 sum")
+      ->type_name("KIND")
+      ->capture_default_str();
+  app.add_option("--grad-bytes", typed.grad_bytes, "ddp: gradient bytes of every layer together, K/M/G suffixes")
+      ->type_name("BYTES")
+      ->capture_default_str();
+  app.add_option("--layers", options.ddp.layers, "ddp: equal layers the gradients are split over")
+      ->type_name("N")
+      ->capture_default_str();
+  app.add_option("--bucket-bytes", typed.bucket_bytes,
+                 "ddp: bucket size, or MIN:MAX for every size from MIN doubling up to MAX, taking turns; K/M/G suffixes")
+      ->type_name("SIZE|MIN:MAX")
+      ->capture_default_str();
+  app.add_option("--compute-ms", options.ddp.compute_ms,
+                 "ddp: each layer's backward time in milliseconds (a wait with the CPU free); unset: the measured "
+                 "blocking all-reduce of one layer's gradients, so compute and communication are balanced")
+      ->type_name("MS")
+      ->default_str("measured");
+}
+
 // --- The values, checked and converted, in the order the errors are reported. ---
 
 // --sizes (instead of -m) and --factor (with -m).
@@ -321,6 +350,50 @@ void apply_transport(const TypedValues& typed, TransportOptions& transport) {
   transport.pipeline_bytes = *piece;
 }
 
+// --bucket-bytes: one size (MIN = MAX) or MIN:MAX.
+void apply_bucket_bytes(const std::string& text, DdpOptions& ddp) {
+  std::optional<std::pair<uint64_t, uint64_t>> sizes;
+  if (text.find(':') != std::string::npos) sizes = parse_size_range(text, 0);
+  else if (auto one = parse_byte_size(text)) sizes = std::pair{*one, *one};
+  if (!sizes || sizes->first < 4 || sizes->first > sizes->second)
+    throw BadValue{fmt::format("--bucket-bytes {}: expected a size of at least one float32 (4) or MIN:MAX such as "
+                               "64K:128M",
+                               text)};
+  ddp.bucket_min_bytes = sizes->first;
+  ddp.bucket_max_bytes = sizes->second;
+}
+
+// --workload and its flags. The gradients and their pristine copy must fit in memory.
+void apply_workload(const TypedValues& typed, BenchOptions& options) {
+  auto workload = parse_workload(typed.workload);
+  if (!workload) throw BadValue{fmt::format("--workload {}: expected sweep or ddp", typed.workload)};
+  options.workload = *workload;
+  DdpOptions& ddp = options.ddp;
+  if (ddp.layers < 1) throw BadValue{fmt::format("--layers {}: must be at least 1", ddp.layers)};
+  auto grad = parse_byte_size(typed.grad_bytes);
+  if (!grad || *grad / 4 < static_cast<uint64_t>(ddp.layers))
+    throw BadValue{fmt::format("--grad-bytes {}: expected at least one float32 per layer ({} layers)", typed.grad_bytes,
+                               ddp.layers)};
+  if (*grad > largest_allocatable_bytes())
+    throw BadValue{fmt::format("--grad-bytes {}: cannot fit in this machine's memory", typed.grad_bytes)};
+  ddp.grad_bytes = *grad;
+  apply_bucket_bytes(typed.bucket_bytes, ddp);
+  if (ddp.compute_ms && !(*ddp.compute_ms >= 0 && std::isfinite(*ddp.compute_ms)))
+    throw BadValue{fmt::format("--compute-ms {}: must be a number of milliseconds, 0 or more", *ddp.compute_ms)};
+}
+
+// ddp all-reduces its buckets on the progress thread: ringbench's own algorithms only.
+void check_ddp_algorithms(const BenchOptions& options) {
+  if (options.workload != Workload::Ddp) return;
+  if (options.collectives != std::vector<Collective>{Collective::AllReduce})
+    throw BadValue{"--collective: --workload ddp all-reduces its buckets; leave --collective out"};
+  for (const auto& name : options.algorithms)
+    if (name != "default" && !find_algorithm(Collective::AllReduce, name))
+      throw BadValue{fmt::format("--algo {}: --workload ddp takes ringbench's own all-reduce algorithms by name "
+                                 "(or default), not mpi, auto or all",
+                                 name)};
+}
+
 void apply_collectives(const TypedValues& typed, BenchOptions& options) {
   options.collectives.clear();
   for (const auto& name : typed.collectives) {
@@ -395,6 +468,7 @@ ParsedCommandLine parse_command_line(int argc, char** argv, bool print) {
   add_collective_options(app, options, typed);
   add_run_options(app, options, typed);
   add_transport_options(app, options, typed);
+  add_workload_options(app, options, typed);
 
   auto fail = [&](const std::string& message) {
     if (print) std::fprintf(stderr, "ringbench: error: %s\n", message.c_str());
@@ -411,6 +485,8 @@ ParsedCommandLine parse_command_line(int argc, char** argv, bool print) {
     options.injects = typed.injects;  // recorded in /runs, and checked against N in main()
     apply_collectives(typed, options);
     check_algorithms(typed, options);
+    apply_workload(typed, options);
+    check_ddp_algorithms(options);
     check_output_and_interface(options, app.count("--iface") > 0);
   } catch (const CLI::CallForHelp&) {
     if (print) std::printf("%s", app.help().c_str());

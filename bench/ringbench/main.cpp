@@ -14,6 +14,7 @@
 #include "algorithm_choice.h"
 #include "byte_size.h"
 #include "cli.h"
+#include "ddp_workload.h"
 #include "crossover.h"
 #include "exit_codes.h"
 #include "fault_injection.h"
@@ -95,6 +96,7 @@ class BenchRun {
     connect();
     start_report();
     try {
+      if (options_.workload == Workload::Ddp) return run_ddp();
       Sweep sweep(*comm_, mpi_, options_, report_, sink_, record_.run_id, *cpu_since_);
       sweep.run_all();
       const KernelSummary kernel = check_kernel_counts(*comm_);
@@ -158,18 +160,42 @@ class BenchRun {
     });
   }
 
-  // Rank 0: the kernel line, the summary, and the /runs row's ending.
-  int finish(const Sweep& sweep, const KernelSummary& kernel) {
+  // --workload ddp (ddp_workload.h): its table and /workloads rows instead of the sweep's.
+  int run_ddp() {
+    const auto rows = run_ddp_workload(*comm_, options_, ddp_algorithms(options_), comm_->peers()[0].secret_proposal);
+    const KernelSummary kernel = check_kernel_counts(*comm_);
+    if (!root_) return exit_code::kOk;
+    print_ddp_table(stdout, options_, mpi_.size(), rows);
+    sink_.add([rows = workload_rows(record_.run_id, options_, mpi_.size(), record_.hosts, rows)](results::Transaction& t) {
+      t.append(workloads_table(), rows);
+    });
+    print_kernel_line(kernel);
+    int failed_rows = kernel.mismatches ? 1 : 0;
+    for (const DdpRow& row : rows) failed_rows += row.ok() ? 0 : 1;
+    return conclude(static_cast<int>(rows.size()), failed_rows);
+  }
+
+  void print_kernel_line(const KernelSummary& kernel) {
     fmt::print(report_.human(), "#\n# kernel check : {} of {} connection ends agree with TCP_INFO (bytes sent and received, handshake "
                "and headers included)\n",
                kernel.connections - kernel.mismatches, kernel.connections);
+  }
+
+  // Rank 0: the kernel line, the summary, and the /runs row's ending.
+  int finish(const Sweep& sweep, const KernelSummary& kernel) {
+    print_kernel_line(kernel);
     const int rows = sweep.rows();
     const int failed_rows = sweep.failed_rows() + (kernel.mismatches ? 1 : 0);
-    const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - wall_start_;
     report_.noise_warning(rows, sweep.noisy_rows());
     sweep.bus_bandwidth().print(report_.human());
-    report_.summary(rows, failed_rows, wall.count());
     record_.median_ci_width = sweep.median_ci_width();
+    return conclude(rows, failed_rows);
+  }
+
+  // Rank 0: the summary line, the /runs row's ending, the results line and the exit code.
+  int conclude(int rows, int failed_rows) {
+    const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - wall_start_;
+    report_.summary(rows, failed_rows, wall.count());
     close_run(failed_rows ? fmt::format("failed: {} of {} rows", failed_rows, rows) : "ok");
     if (!sink_.failed()) fmt::print(report_.human(), "# results      : run {} appended to {}\n", record_.run_id, options_.output);
     else
