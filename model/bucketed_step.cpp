@@ -4,9 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
+#include <vector>
 
 #include "error.h"
+#include "plan_cost.h"
+#include "spec/algorithm_spec.h"
 
 namespace ringbench::model {
 namespace {
@@ -70,16 +74,7 @@ BucketedStep bucketed_step(uint64_t grad_bytes, int layers, uint64_t bucket_byte
   return s;
 }
 
-BucketedStep ddp_step(CostModel& model, const Batch& batch, std::optional<Algorithm> algorithm, const DdpWorkload& w) {
-  const AllReduceTime allreduce_us = [&](uint64_t bytes) {
-    const CollectiveCost c = algorithm ? model.cost(Op::AllReduce, *algorithm, batch, bytes)
-                                       : model.cost_best(Op::AllReduce, batch, bytes);
-    if (!c.applicable) {
-      throw InputError(fmt::format("--algo {}: cannot all-reduce {} bytes here: {}", to_string(c.algorithm), bytes,
-                                   c.why_not));
-    }
-    return c.time_us;
-  };
+BucketedStep ddp_step(const AllReduceTime& allreduce_us, const DdpWorkload& w) {
   if (w.layers < 1) throw InputError(fmt::format("--layers must be >= 1, got {}", w.layers));
   if (w.grad_bytes < static_cast<uint64_t>(w.layers)) {
     throw InputError(fmt::format("--grad-bytes {} is less than a byte for each of the {} layers", w.grad_bytes, w.layers));
@@ -89,15 +84,64 @@ BucketedStep ddp_step(CostModel& model, const Batch& batch, std::optional<Algori
   return bucketed_step(w.grad_bytes, w.layers, w.bucket_bytes, per_layer, allreduce_us);
 }
 
-BucketSweep bucket_sweep(CostModel& model, const Batch& batch, std::optional<Algorithm> algorithm, DdpWorkload w,
-                         const std::vector<uint64_t>& bucket_sizes) {
+namespace {
+
+// One bucket's all-reduce on `batch`, as the CostModel prices it (the fastest algorithm without one).
+AllReduceTime cost_model_allreduce(CostModel& model, const Batch& batch, std::optional<Algorithm> algorithm) {
+  return [&model, &batch, algorithm](uint64_t bytes) {
+    const CollectiveCost c = algorithm ? model.cost(Op::AllReduce, *algorithm, batch, bytes)
+                                       : model.cost_best(Op::AllReduce, batch, bytes);
+    if (!c.applicable) {
+      throw InputError(fmt::format("--algo {}: cannot all-reduce {} bytes here: {}", to_string(c.algorithm), bytes,
+                                   c.why_not));
+    }
+    return c.time_us;
+  };
+}
+
+}  // namespace
+
+AllReduceTime measured_machine_allreduce(const Cluster& machine, std::string_view algorithm, int world_size) {
+  std::vector<const spec::AlgorithmSpec*> candidates;
+  for (const spec::AlgorithmSpec* a : spec::all_algorithm_specs()) {
+    const bool named = a->name == algorithm || (algorithm == "halving-doubling" && a->name == "rhd");
+    if (a->collective == "allreduce" && (algorithm == "auto" || named)) candidates.push_back(a);
+  }
+  if (candidates.empty()) {
+    throw InputError(fmt::format("--algo {}: not one of ringbench's all-reduce algorithms, which a measured machine "
+                                 "({}) prices from their plans",
+                                 algorithm, machine.name));
+  }
+  const std::vector<int> hosts = block_placement(world_size, machine.nodes);
+  return [machine, candidates, hosts](uint64_t bytes) {
+    constexpr size_t kFloat32 = 4;
+    double fastest = std::numeric_limits<double>::infinity();
+    for (const spec::AlgorithmSpec* a : candidates) {
+      const PlanCall call{a, std::max<size_t>(1, bytes / kFloat32), kFloat32, 0, hosts,
+                          static_cast<uint64_t>(machine.host_cpu.piece_bytes), 0.0};
+      fastest = std::min(fastest, plan_cost(machine, call).time_us);
+    }
+    return fastest;
+  };
+}
+
+BucketedStep ddp_step(CostModel& model, const Batch& batch, std::optional<Algorithm> algorithm, const DdpWorkload& w) {
+  return ddp_step(cost_model_allreduce(model, batch, algorithm), w);
+}
+
+BucketSweep bucket_sweep(const AllReduceTime& allreduce_us, DdpWorkload w, const std::vector<uint64_t>& bucket_sizes) {
   BucketSweep out;
   for (uint64_t size : bucket_sizes) {
     w.bucket_bytes = size;
-    out.steps.push_back(ddp_step(model, batch, algorithm, w));
+    out.steps.push_back(ddp_step(allreduce_us, w));
     if (out.steps.back().step_us < out.steps[out.best].step_us) out.best = out.steps.size() - 1;
   }
   return out;
+}
+
+BucketSweep bucket_sweep(CostModel& model, const Batch& batch, std::optional<Algorithm> algorithm, DdpWorkload w,
+                         const std::vector<uint64_t>& bucket_sizes) {
+  return bucket_sweep(cost_model_allreduce(model, batch, algorithm), std::move(w), bucket_sizes);
 }
 
 }  // namespace ringbench::model

@@ -29,9 +29,11 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "collective.h"
+#include "cluster.h"
 #include "collective_cost.h"
 
 namespace ringbench::model {
@@ -79,6 +81,17 @@ using AllReduceTime = std::function<double(uint64_t bytes)>;
 BucketedStep bucketed_step(uint64_t grad_bytes, int layers, uint64_t bucket_bytes, double compute_us_per_layer,
                            const AllReduceTime& allreduce_us);
 
+// The DDP workload with any pricing of one bucket's all-reduce; balanced (w without compute) means
+// each layer takes allreduce_us of its own gradients. InputError as bucketed_step's.
+BucketedStep ddp_step(const AllReduceTime& allreduce_us, const DdpWorkload& w);
+
+// One float32 bucket's all-reduce on a measured machine (a cluster with host_cpu, as `topomodel
+// calibrate` writes), priced as `topomodel predict` prices ringbench's rows: the specification's
+// plan under plan_cost.h's one rule, shared cores included, the world's ranks placed on the
+// machine's hosts in blocks. `algorithm` is ringbench's name (the model's "halving-doubling" is
+// ringbench's "rhd"), or "auto" for the fastest of them; InputError naming --algo otherwise.
+AllReduceTime measured_machine_allreduce(const Cluster& machine, std::string_view algorithm, int world_size);
+
 // The DDP workload on `batch` (every group all-reduces its own gradients at once; one data-parallel
 // group of the whole job, usually) with `algorithm`, or the fastest one per bucket size when
 // `algorithm` is empty (auto). InputError when the algorithm cannot run on the batch.
@@ -91,5 +104,7 @@ struct BucketSweep {
 };
 BucketSweep bucket_sweep(CostModel& model, const Batch& batch, std::optional<Algorithm> algorithm, DdpWorkload w,
                          const std::vector<uint64_t>& bucket_sizes);
+// The same with any pricing of one bucket's all-reduce (a measured machine's: plan_cost.h).
+BucketSweep bucket_sweep(const AllReduceTime& allreduce_us, DdpWorkload w, const std::vector<uint64_t>& bucket_sizes);
 
 }  // namespace ringbench::model

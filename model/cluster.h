@@ -65,6 +65,9 @@ struct HostCpu {
   // Per message piece, beyond the link's latency_us (model/link_fit.h), per link class.
   double same_host_message_overhead_us = 0;
   double across_hosts_message_overhead_us = 0;
+  // The piece those overheads are per: the transport's pipeline piece in the run the machine was
+  // fitted on (ringbench --pipeline). 0: one piece per message.
+  int piece_bytes = 0;
 };
 
 struct Cluster {

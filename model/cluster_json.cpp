@@ -1,5 +1,6 @@
 #include "cluster_json.h"
 
+#include <limits>
 #include <fmt/format.h>
 
 #include <fstream>
@@ -81,6 +82,7 @@ void parse_host_cpu(const json& section, HostCpu& cpu) {
   f.positive("copy_GBps", cpu.copy_GBps, limits::kMaxGBps);
   f.number("same_host_message_overhead_us", cpu.same_host_message_overhead_us, 0, limits::kMaxLatencyUs);
   f.number("across_hosts_message_overhead_us", cpu.across_hosts_message_overhead_us, 0, limits::kMaxLatencyUs);
+  f.integer("piece_bytes", cpu.piece_bytes, 0, std::numeric_limits<int>::max());
   f.reject_unknown();
 }
 
@@ -176,7 +178,8 @@ std::string cluster_to_json(const Cluster& c, int indent) {
                        {"reduce_GBps", c.host_cpu.reduce_GBps},
                        {"copy_GBps", c.host_cpu.copy_GBps},
                        {"same_host_message_overhead_us", c.host_cpu.same_host_message_overhead_us},
-                       {"across_hosts_message_overhead_us", c.host_cpu.across_hosts_message_overhead_us}};
+                       {"across_hosts_message_overhead_us", c.host_cpu.across_hosts_message_overhead_us},
+                       {"piece_bytes", c.host_cpu.piece_bytes}};
   }
   return doc.dump(indent);
 }

@@ -24,6 +24,7 @@ struct MachineMeasurements {
   double copy_GBps = 0;
   LinkParameters same_host;
   std::optional<LinkParameters> across_hosts;
+  uint64_t piece_bytes = 0;  // the run's pipeline piece, which the fits' overheads are per
 };
 
 // InputError naming the field when a figure is not positive (a run without probes).

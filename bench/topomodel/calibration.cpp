@@ -43,6 +43,7 @@ Calibration calibrate(const MeasuredRun& run) {
   m.copy_GBps = run.copy_GBps;
   m.same_host = same->fit.link;
   if (across) m.across_hosts = across->fit.link;
+  m.piece_bytes = run.pipeline_bytes;
   c.machine = model::measured_machine(m);
   return c;
 }

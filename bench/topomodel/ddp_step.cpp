@@ -145,21 +145,28 @@ std::vector<uint64_t> parse_bucket_sizes(const std::string& text) {
   return sizes;
 }
 
+model::BucketSweep price_sweep(const model::Cluster& cluster, const DdpOptions& o, const model::DdpWorkload& w,
+                               const std::vector<uint64_t>& sizes) {
+  const int n = cluster.gpus();
+  if (cluster.host_cpu.cores > 0) return model::bucket_sweep(model::measured_machine_allreduce(cluster, o.algo, n), w, sizes);
+  const std::optional<model::Algorithm> algorithm =
+      o.algo == "auto" ? std::nullopt : std::optional(model::parse_algorithm(o.algo, "--algo"));
+  model::CostModel cost(cluster);
+  std::vector<int> everyone(static_cast<size_t>(n));
+  std::iota(everyone.begin(), everyone.end(), 0);
+  const std::vector<std::vector<int>> groups{everyone};
+  return model::bucket_sweep(cost, cost.batch(groups), algorithm, w, sizes);
+}
+
 void run_ddp_step(const ClusterOptions& cluster_options, const DdpOptions& o, Context& context) {
   const model::Cluster cluster = cluster_options.resolve();
   const int n = cluster.gpus();
   if (n < 2) throw model::InputError(fmt::format("--workload ddp needs at least 2 GPUs to all-reduce over, got {}", n));
   const std::vector<uint64_t> sizes = parse_bucket_sizes(o.bucket_bytes);
-  const std::optional<model::Algorithm> algorithm =
-      o.algo == "auto" ? std::nullopt : std::optional(model::parse_algorithm(o.algo, "--algo"));
   const model::DdpWorkload w = workload_of(o);
 
   ResultsOutput output(cluster_options.output, run_record("step", context, &cluster, n));
-  model::CostModel cost(cluster);
-  std::vector<int> everyone(static_cast<size_t>(n));
-  std::iota(everyone.begin(), everyone.end(), 0);
-  const std::vector<std::vector<int>> groups{everyone};
-  const model::BucketSweep sweep = model::bucket_sweep(cost, cost.batch(groups), algorithm, w, sizes);
+  const model::BucketSweep sweep = price_sweep(cluster, o, w, sizes);
 
   fmt::print("# topomodel step ({})\n", context.command_line);
   fmt::print("# cluster   {}\n", cluster_line(cluster));

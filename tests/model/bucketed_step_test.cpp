@@ -3,12 +3,17 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "model/bucketed_step.h"
 #include "model/error.h"
+#include "model/measured_machine.h"
+#include "model/plan_cost.h"
 #include "model/presets.h"
+#include "spec/algorithm_spec.h"
 #include "tiny_cluster.h"
 
 namespace ringbench::model {
@@ -174,6 +179,51 @@ TEST_F(DdpStepOnACluster, AutoTakesTheFastestAlgorithmPerBucket) {
   const BucketedStep s = ddp_step(model, batch, std::nullopt, w);
   EXPECT_DOUBLE_EQ(s.timeline[0].comm_us, model.cost_best(Op::AllReduce, batch, 1'000'000).time_us);
   EXPECT_LE(s.comm_alone_us, ddp_step(model, batch, Algorithm::Ring, w).comm_alone_us);
+}
+
+// On a measured machine (topomodel calibrate's cluster, with host_cpu) a bucket is priced exactly
+// as topomodel predict prices a measured row: the spec's plan under plan_cost, so the DDP step and
+// predict share one costing.
+Cluster four_ranks_on_two_cores() {
+  MachineMeasurements m;
+  m.name = "measured-test";
+  m.ranks_per_host = 4;
+  m.cores_per_host = 2;
+  m.reduce_GBps = 10;
+  m.copy_GBps = 20;
+  m.same_host = {5.0, 2.0, 1.0};  // latency us, bandwidth GB/s, overhead us per piece
+  m.piece_bytes = 256 << 10;
+  return measured_machine(m);
+}
+
+double plan_time(const Cluster& machine, const spec::AlgorithmSpec& algorithm, uint64_t bytes) {
+  const PlanCall call{&algorithm, bytes / 4, 4, 0, {0, 0, 0, 0}, 256 << 10, 0.0};
+  return plan_cost(machine, call).time_us;
+}
+
+TEST(DdpStepOnAMeasuredMachine, PricesEachBucketByTheSpecificationsPlan) {
+  const Cluster machine = four_ranks_on_two_cores();
+  ASSERT_EQ(machine.host_cpu.piece_bytes, 256 << 10);
+  const uint64_t bucket = 1 << 20;
+  const double ring = plan_time(machine, spec::ring_allreduce(), bucket);
+  EXPECT_DOUBLE_EQ(measured_machine_allreduce(machine, "ring", 4)(bucket), ring);
+  EXPECT_DOUBLE_EQ(measured_machine_allreduce(machine, "halving-doubling", 4)(bucket),
+                   measured_machine_allreduce(machine, "rhd", 4)(bucket));
+  double fastest = std::numeric_limits<double>::infinity();
+  for (const spec::AlgorithmSpec* a : spec::all_algorithm_specs())
+    if (a->collective == "allreduce") fastest = std::min(fastest, plan_time(machine, *a, bucket));
+  EXPECT_DOUBLE_EQ(measured_machine_allreduce(machine, "auto", 4)(bucket), fastest);
+  EXPECT_THROW(measured_machine_allreduce(machine, "nvls", 4), InputError);
+
+  DdpWorkload w;
+  w.grad_bytes = 4 * bucket;
+  w.layers = 4;
+  w.bucket_bytes = bucket;
+  w.compute_us_per_layer = 0.0;
+  const BucketedStep s = ddp_step(measured_machine_allreduce(machine, "ring", 4), w);
+  ASSERT_EQ(s.buckets, 4u);
+  EXPECT_DOUBLE_EQ(s.timeline[0].comm_us, ring);
+  EXPECT_DOUBLE_EQ(s.comm_alone_us, 4 * ring);
 }
 
 }  // namespace

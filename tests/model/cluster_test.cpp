@@ -80,7 +80,7 @@ FieldValues fields(const Cluster& c) {
   const auto& [rail_optimized, nodes_per_leaf, spine_oversubscription, nodes_per_pod, pod_oversubscription,
                switch_hop_latency] = network;
   const auto& [efficiency_scale_up, efficiency_in_switch, efficiency_nic] = efficiency;
-  const auto& [cores, reduce_GBps, copy_GBps, same_host_overhead, across_hosts_overhead] = host_cpu;
+  const auto& [cores, reduce_GBps, copy_GBps, same_host_overhead, across_hosts_overhead, piece_bytes] = host_cpu;
   auto text = [](const auto& value) { return fmt::format("{}", value); };
   return {{"name", name},
           {"description", description},
@@ -109,6 +109,7 @@ FieldValues fields(const Cluster& c) {
           {"host_cpu.copy_GBps", text(copy_GBps)},
           {"host_cpu.same_host_message_overhead_us", text(same_host_overhead)},
           {"host_cpu.across_hosts_message_overhead_us", text(across_hosts_overhead)},
+          {"host_cpu.piece_bytes", text(piece_bytes)},
           {"launch_overhead_us", text(launch_overhead_us)}};
 }
 
@@ -127,7 +128,7 @@ Cluster unusual_cluster() {
   c.nics = {2, 312.5, 3.5};
   c.network = {false, 3, 1.5, 6, 2.5, 0.45};
   c.efficiency = {0.61, 0.52, 0.93};
-  c.host_cpu = {3, 1.5, 2.5, 0.75, 1.25};
+  c.host_cpu = {3, 1.5, 2.5, 0.75, 1.25, 65536};
   c.launch_overhead_us = 7.25;
   return c;
 }
