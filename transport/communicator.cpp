@@ -18,10 +18,12 @@ Communicator::Communicator(int rank, int size, TransportOptions options)
 Communicator::~Communicator() { say_goodbye(); }
 
 StrangerDoor& Communicator::strangers() {
-  if (!strangers_)
+  if (!strangers_) {
     strangers_ = std::make_unique<StrangerDoor>(listener_.get(), cards_.empty() ? 0 : cards_[0].secret_proposal, rank_,
                                                 size_, options_.stranger_grace,
                                                 [this](std::string_view line) { log(line); });
+    strangers_->set_epoch(epoch_);
+  }
   return *strangers_;
 }
 

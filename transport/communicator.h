@@ -115,6 +115,8 @@ class Communicator {
 
   int rank() const { return rank_; }
   int size() const { return size_; }
+  // 0 for the job as launched; each shrink (shrink.h) builds the next epoch's communicator.
+  uint32_t epoch() const { return epoch_; }
   const TransportOptions& options() const { return options_; }
   const std::vector<PeerCard>& peers() const { return cards_; }  // indexed by rank
   const InterfaceChoice& interface() const { return interface_; }
@@ -211,7 +213,10 @@ class Communicator {
   // The phase hook of connect(), while set-up runs.
   LaunchPhaseHook on_phase_;
 
+  uint32_t epoch_ = 0;
+
   friend class MeshBuilder;
+  friend class Shrinker;  // shrink.cpp: the survivors' communicator, built from this one
 };
 
 }  // namespace ringbench

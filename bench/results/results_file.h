@@ -53,7 +53,9 @@ namespace ringbench::results {
 //      CPU cost of the calls (cpu_s_per_GB, ctx_switches_per_call)
 //   4  /runs gains one core's reduction and copy rates (reduce_GBps, copy_GBps); /links (the
 //      point-to-point time of each link class) is new: what `topomodel calibrate` fits on
-inline constexpr int64_t kSchemaVersion = 4;
+//   5  /events (each shrink of --on-failure shrink: when, who failed, the new N, where) is new;
+//      /results gains epoch (the shrinks before the row)
+inline constexpr int64_t kSchemaVersion = 5;
 
 // A results-file problem a user can act on (wrong schema, not HDF5, unwritable path, lock
 // timeout). what() is one line naming the file.
