@@ -78,6 +78,7 @@ class Agreer {
   void become_ready(Peer& p);
   void suspect(int peer, const std::string& why);
   bool stable_round(uint32_t round, const std::set<int>& before);
+  void probe_for_fence();
   void commit(uint32_t rounds_run);
   [[noreturn]] void fenced(int by, const std::string& how) const;
   recovery::Hello hello_to(int peer, recovery::Role role) const;
@@ -109,11 +110,10 @@ void Agreer::fenced(int by, const std::string& how) const {
 }
 
 void Agreer::suspect(int peer, const std::string& why) {
-  if (!suspects_.insert(peer).second) return;
   Peer& p = peers_[peer];
   p.fd.reset();
   p.state = State::Gone;
-  if (in_.log) in_.log(fmt::format("shrink: rank {} also counts as failed: {}", peer, why));
+  if (suspects_.insert(peer).second && in_.log) in_.log(fmt::format("shrink: rank {} also counts as failed: {}", peer, why));
 }
 
 void Agreer::connect_to(int peer) {
@@ -137,7 +137,10 @@ void Agreer::connect_to(int peer) {
 void Agreer::start_outgoing() {
   for (int peer = 0; peer < in_.rank; ++peer)
     if (!suspects_.count(peer)) connect_to(peer);
-  for (auto& knock : in_.knocks) on_hello(std::move(knock.fd), knock.address, knock.hello);
+  for (auto& knock : in_.knocks) {
+    if (knock.received == knock.hello.size()) on_hello(std::move(knock.fd), knock.address, knock.hello);
+    else incoming_.push_back({std::move(knock.fd), knock.address, knock.hello, knock.received});
+  }
   in_.knocks.clear();
 }
 
@@ -380,7 +383,37 @@ void Agreer::commit(uint32_t rounds_run) {
   }
 }
 
+// Nobody took part: either every other rank failed, or this rank is the one that was declared
+// failed (it slept through the agreement and the others went on). It knocks on every rank's
+// listener once more; a rank that went on answers Fenced (strangers.h) and fenced() throws.
+void Agreer::probe_for_fence() {
+  const std::set<int> suspected = suspects_;  // a probe suspects nobody
+  for (int r = 0; r < in_.size; ++r) {
+    if (r == in_.rank) continue;
+    peers_[r] = Peer{};
+    connect_to(r);
+  }
+  const auto deadline = Clock::now() + in_.round_limit;
+  std::vector<pollfd> fds;
+  std::vector<int> owners;
+  for (bool pending = true; pending && Clock::now() < deadline;) {
+    collect_fds(fds, owners);
+    ::poll(fds.data(), fds.size(), 50);
+    pending = false;
+    for (size_t i = 0; i < fds.size(); ++i) {
+      if (owners[i] < 0) continue;
+      Peer& p = peers_[owners[i]];
+      if (p.state == State::Connecting && fds[i].revents) finish_connect(p, owners[i]);
+      else if (p.state == State::AwaitReply && fds[i].revents) read_reply(p, owners[i]);
+      pending |= p.state == State::Connecting || p.state == State::AwaitReply;
+    }
+  }
+  for (auto& p : peers_) p = Peer{};
+  suspects_ = suspected;
+}
+
 Agreement Agreer::run() {
+  if (in_.everyone_left) probe_for_fence();
   start_outgoing();
   uint32_t round = 0;
   for (;; ++round) {
@@ -390,10 +423,12 @@ Agreement Agreer::run() {
     if (stable_round(round, before)) break;
     if (static_cast<int>(suspects_.size()) >= in_.size - 1) break;  // alone: nobody left to agree with
   }
+  if (static_cast<int>(suspects_.size()) >= in_.size - 1) probe_for_fence();
   if (static_cast<int>(suspects_.size()) >= in_.size - 1)
     throw TransportError(ErrorFacts(TransportErrorKind::PeerClosed, in_.rank, -1,
-                                    fmt::format("shrink failed: no other rank answered within {} ms, so this rank "
-                                                "cannot tell whether it alone survived or was cut off; stopping",
+                                    fmt::format("shrink failed: no other rank answered within {} ms: every other "
+                                                "rank failed, or the job ended without this rank (declared failed "
+                                                "while it was frozen or cut off); stopping",
                                                 in_.round_limit.count())));
   commit(round + 1);
   Agreement agreed;

@@ -23,7 +23,9 @@
 // rather than go on with a different membership.
 //
 // A rank that finds itself in another's set (it slept through a failure, e.g. SIGSTOP, and was
-// declared failed), or whose knock is answered Fenced, throws Fenced: it must exit.
+// declared failed), or whose knock is answered Fenced, throws Fenced: it must exit. A rank that
+// hears from nobody, or that finds every connection closed, knocks on every rank's listener to
+// learn whether the others went on without it (their stranger door answers Fenced).
 
 #include <chrono>
 #include <cstdint>
@@ -54,6 +56,9 @@ struct AgreementInput {
   int listener = -1;  // not owned
   std::vector<StrangerDoor::Knock> knocks;
   std::vector<int> suspects;  // this rank's own verdict
+  // Every peer closed its connection to this rank: the mark of a rank the others left behind
+  // (they close the failed epoch's connections once they have rebuilt). It knocks first.
+  bool everyone_left = false;
   uint64_t sequence = 0;      // the last collective this rank began
   std::chrono::milliseconds round_limit{2000};
   std::function<void(std::string_view)> log;

@@ -33,6 +33,9 @@ class Shrinker {
     input.listener = old.listener_.get();
     if (old.strangers_) input.knocks = old.strangers_->take_knocks();
     input.suspects = {failure.peer_rank()};
+    input.everyone_left = true;
+    for (const auto& c : old.connections_)
+      if (c && (c->state() == Connection::State::Connected || c->departed())) input.everyone_left = false;
     input.sequence = old.sequence_;
     input.round_limit = agreement_round_limit(old.options_.timeout);
     input.log = [&old](std::string_view line) { old.log(line); };

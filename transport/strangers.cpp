@@ -65,6 +65,14 @@ void StrangerDoor::service() {
   std::erase_if(strangers_, [](const Stranger& s) { return !s.fd; });
 }
 
+std::vector<StrangerDoor::Knock> StrangerDoor::take_knocks() {
+  std::vector<Knock> taken = std::move(knocks_);
+  knocks_.clear();
+  for (auto& s : strangers_) taken.push_back({std::move(s.fd), s.address, s.hello, s.received});
+  strangers_.clear();
+  return taken;
+}
+
 void StrangerDoor::on_recovery_hello(Stranger& s) {
   const auto hello = recovery::decode_hello(s.hello.data());
   if (!hello || hello->role != recovery::Role::Request || hello->secret != secret_) {
@@ -72,7 +80,7 @@ void StrangerDoor::on_recovery_hello(Stranger& s) {
     return;
   }
   if (hello->to_epoch > epoch_) {
-    knocks_.push_back({std::move(s.fd), s.address, s.hello});
+    knocks_.push_back({std::move(s.fd), s.address, s.hello, s.received});
     return;
   }
   recovery::Hello answer;
@@ -83,9 +91,9 @@ void StrangerDoor::on_recovery_hello(Stranger& s) {
   answer.to_epoch = epoch_;
   const auto bytes = recovery::encode(answer);
   (void)::send(s.fd.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-  reject(s, fmt::format("a survivor of an earlier failure asked to rejoin for epoch {}, but this job is at epoch {} "
-                        "without it: fenced",
-                        hello->to_epoch, epoch_));
+  reject(s, fmt::format("rank {} of epoch {}, declared failed there, asked to go on into epoch {}; this job is at "
+                        "epoch {} without it: fenced",
+                        hello->from_rank, hello->to_epoch - 1, hello->to_epoch, epoch_));
 }
 
 }  // namespace ringbench

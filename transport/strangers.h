@@ -46,9 +46,12 @@ class StrangerDoor {
     Fd fd;
     std::string address;
     std::array<std::byte, wire::kHelloBytes> hello{};
+    size_t received = 0;  // of the hello: a knock still being read has less
   };
   void set_epoch(uint32_t epoch) { epoch_ = epoch; }
-  std::vector<Knock> take_knocks() { return std::move(knocks_); }
+  // The kept knocks, and every connection whose hello is still being read (a survivor's knock
+  // may be among them: it connects, then writes).
+  std::vector<Knock> take_knocks();
 
  private:
   struct Stranger {

@@ -111,14 +111,17 @@ class BenchRun {
           throw;
         } catch (const TransportError& e) {
           if (options_.on_failure != OnFailure::Shrink || e.peer_rank() < 0) throw;
+          shrinking_ = true;
           sweep = shrink_and_resume(*sweep, e);
+          shrinking_ = false;
         }
       }
       const KernelSummary kernel = check_kernel_counts(*comm_);
       return leave(root_ ? finish(*sweep, kernel) : exit_code::kOk);
     } catch (const TransportError& e) {
-      // A fenced rank was left out: the survivors own the run's /runs row now.
-      if (!dynamic_cast<const Fenced*>(&e)) close_run(std::string("failed: ") + e.what());
+      // A rank whose shrink failed may have been left out (fenced, or it cannot tell): the
+      // survivors, if any, own the run's /runs row now.
+      if (!shrinking_) close_run(std::string("failed: ") + e.what());
       throw;
     }
   }
@@ -258,6 +261,7 @@ class BenchRun {
   LaunchWatchdog& launch_;
   MpiBootstrap& mpi_;
   const BenchOptions& options_;
+  bool shrinking_ = false;  // in shrink_and_resume()
   bool root_;  // rank 0, or after a shrink the first survivor: it reports and writes
   const std::chrono::steady_clock::time_point wall_start_ = std::chrono::steady_clock::now();
   RunRecord record_;
