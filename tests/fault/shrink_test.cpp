@@ -40,10 +40,12 @@ struct Trial {
 
 std::vector<std::string> args(const fs::path& dir, const Trial& t) {
   // Call K (past the ~45 calls of the run conditions) comes in the sweep: each size takes about
-  // 2,000 calls (1,000 timed all-reduces and their barriers), 0.2-1 s.
+  // 2,000 calls (1,000 timed all-reduces and their barriers), 0.2-1 s. A stall's sweep is three
+  // times as long: the survivors must still run some 3 s after it is declared failed, when the
+  // woken victim knocks (one close grace after it wakes) and meets the fence.
   const std::string inject = t.kill ? fmt::format("kill:{}@{}", t.victim, t.call)
                                     : fmt::format("stall:{}@{}:{}", t.victim, t.call, kStallSeconds);
-  return {"--collective", "allreduce", "--algo",    "ring", "-m", "8:128K", "-i", "1000", "--no-link-test",
+  return {"--collective", "allreduce", "--algo",    "ring", "-m", "8:128K", "-i", t.kill ? "1000" : "3000", "--no-link-test",
           "--timeout",    std::to_string(kTimeoutSeconds), "--on-failure", "shrink", "--inject", inject,
           "-o",           (dir / "out.h5").string()};
 }
