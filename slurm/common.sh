@@ -147,16 +147,23 @@ rb_mpi_rows_over_tcp() {
 #   srun   : srun --mpi=pmix (Open MPI as packaged by Debian has PMIx but no PMI-2; without a PMI,
 #            every task would be an MPI singleton of size 1, which ringbench refuses).
 #   mpirun : Open MPI's mpirun reads the allocation itself; use it where srun has no pmix plugin.
+# With --on-failure shrink among the arguments, neither launcher may kill the survivors when a rank
+# dies (docs/failures.md#shrink-and-go-on): srun --kill-on-bad-exit=0 --wait=0, and mpirun
+# --mca orte_enable_recovery 1.
 rb_launch() {  # rb_launch RANKS PROGRAM ARGS...
   local ranks=$1
   shift
   rb_mpi_rows_over_tcp
+  local survive=0
+  [[ " $* " == *" --on-failure shrink "* || " $* " == *" --on-failure=shrink "* ]] && survive=1
   case "${RINGBENCH_LAUNCHER:-srun}" in
     srun)
       srun --mpi=list 2>&1 | grep -qw pmix ||
         rb_die "this Slurm has no pmix MPI plugin (srun --mpi=list): submit with RINGBENCH_LAUNCHER=mpirun"
-      rb_note "launch: srun --mpi=pmix --ntasks=$ranks $*"
-      srun --mpi=pmix --ntasks="$ranks" --kill-on-bad-exit=1 --export=ALL "$@"
+      local on_death=(--kill-on-bad-exit=1)
+      [ "$survive" = 1 ] && on_death=(--kill-on-bad-exit=0 --wait=0)
+      rb_note "launch: srun --mpi=pmix --ntasks=$ranks ${on_death[*]} $*"
+      srun --mpi=pmix --ntasks="$ranks" "${on_death[@]}" --export=ALL "$@"
       ;;
     mpirun)
       command -v mpirun >/dev/null || rb_die "RINGBENCH_LAUNCHER=mpirun but no mpirun on PATH (module load an MPI?)"
@@ -164,6 +171,7 @@ rb_launch() {  # rb_launch RANKS PROGRAM ARGS...
       # -x says it for ringbench's own variables anyway (RINGBENCH_SOCKET_IFNAME, RINGBENCH_DEBUG...).
       local forward=() name
       for name in $(compgen -e | grep '^RINGBENCH_' || true); do forward+=(-x "$name"); done
+      [ "$survive" = 1 ] && forward+=(--mca orte_enable_recovery 1)
       rb_note "launch: mpirun -np $ranks ${forward[*]} $*"
       mpirun -np "$ranks" "${forward[@]}" "$@"
       ;;

@@ -43,10 +43,12 @@ Request Communicator::start(std::function<void(Communicator&)> call) {
 bool Communicator::calls_in_flight() const { return progress_ && progress_->busy(); }
 
 StrangerDoor& Communicator::strangers() {
-  if (!strangers_)
+  if (!strangers_) {
     strangers_ = std::make_unique<StrangerDoor>(listener_.get(), cards_.empty() ? 0 : cards_[0].secret_proposal, rank_,
                                                 size_, options_.stranger_grace,
                                                 [this](std::string_view line) { log(line); });
+    strangers_->set_epoch(epoch_);
+  }
   return *strangers_;
 }
 

@@ -129,6 +129,8 @@ class Communicator {
 
   int rank() const { return rank_; }
   int size() const { return size_; }
+  // 0 for the job as launched; each shrink (shrink.h) builds the next epoch's communicator.
+  uint32_t epoch() const { return epoch_; }
   const TransportOptions& options() const { return options_; }
   const std::vector<PeerCard>& peers() const { return cards_; }  // indexed by rank
   const InterfaceChoice& interface() const { return interface_; }
@@ -239,7 +241,10 @@ class Communicator {
   // Runs started calls; made on the first start(). Destroyed first (see ~Communicator).
   std::unique_ptr<ProgressThread> progress_;
 
+  uint32_t epoch_ = 0;
+
   friend class MeshBuilder;
+  friend class Shrinker;  // shrink.cpp: the survivors' communicator, built from this one
 };
 
 }  // namespace ringbench

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "recovery_wire.h"
 #include "socket_options.h"
 
 namespace ringbench {
@@ -46,6 +47,10 @@ void StrangerDoor::service() {
       continue;
     }
     if (n > 0) s.received += static_cast<size_t>(n);
+    if (s.received == s.hello.size() && recovery::is_recovery_hello(s.hello.data())) {
+      on_recovery_hello(s);
+      continue;
+    }
     if (s.received == s.hello.size()) {
       auto hello = wire::decode_hello(s.hello.data());
       auto problem = wire::check_hello(hello, wire::HelloRole::Request, secret_, static_cast<uint32_t>(rank_),
@@ -58,6 +63,37 @@ void StrangerDoor::service() {
       reject(s, fmt::format("no handshake within {} ms ({} bytes received)", grace_.count(), s.received));
   }
   std::erase_if(strangers_, [](const Stranger& s) { return !s.fd; });
+}
+
+std::vector<StrangerDoor::Knock> StrangerDoor::take_knocks() {
+  std::vector<Knock> taken = std::move(knocks_);
+  knocks_.clear();
+  for (auto& s : strangers_) taken.push_back({std::move(s.fd), s.address, s.hello, s.received});
+  strangers_.clear();
+  return taken;
+}
+
+void StrangerDoor::on_recovery_hello(Stranger& s) {
+  const auto hello = recovery::decode_hello(s.hello.data());
+  if (!hello || hello->role != recovery::Role::Request || hello->secret != secret_) {
+    reject(s, "a recovery hello that is not this job's");
+    return;
+  }
+  if (hello->to_epoch > epoch_) {
+    knocks_.push_back({std::move(s.fd), s.address, s.hello, s.received});
+    return;
+  }
+  recovery::Hello answer;
+  answer.role = recovery::Role::Fenced;
+  answer.secret = secret_;
+  answer.from_rank = static_cast<uint32_t>(rank_);
+  answer.to_rank = hello->from_rank;
+  answer.to_epoch = epoch_;
+  const auto bytes = recovery::encode(answer);
+  (void)::send(s.fd.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  reject(s, fmt::format("rank {} of epoch {}, declared failed there, asked to go on into epoch {}; this job is at "
+                        "epoch {} without it: fenced",
+                        hello->from_rank, hello->to_epoch - 1, hello->to_epoch, epoch_));
 }
 
 }  // namespace ringbench

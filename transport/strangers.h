@@ -38,6 +38,21 @@ class StrangerDoor {
   // Strangers are being read (their deadlines need service() even when nothing arrives).
   bool busy() const { return !strangers_.empty(); }
 
+  // Survivors of a failure knocking with a recovery hello (recovery_wire.h) while this rank is
+  // still in a collective: one for the epoch after `epoch` is kept for the agreement
+  // (failure_agreement.h) to take; one for an epoch this rank has already reached comes from a
+  // rank the others declared failed, and is answered Fenced and closed.
+  struct Knock {
+    Fd fd;
+    std::string address;
+    std::array<std::byte, wire::kHelloBytes> hello{};
+    size_t received = 0;  // of the hello: a knock still being read has less
+  };
+  void set_epoch(uint32_t epoch) { epoch_ = epoch; }
+  // The kept knocks, and every connection whose hello is still being read (a survivor's knock
+  // may be among them: it connects, then writes).
+  std::vector<Knock> take_knocks();
+
  private:
   struct Stranger {
     Fd fd;
@@ -47,6 +62,8 @@ class StrangerDoor {
     Clock::time_point deadline;
   };
   void reject(Stranger& s, const std::string& why);
+  // A whole recovery hello arrived: keep it, or fence its sender.
+  void on_recovery_hello(Stranger& s);
 
   int listener_;
   uint64_t secret_;
@@ -55,6 +72,8 @@ class StrangerDoor {
   std::function<void(std::string_view)> log_;
   std::vector<Stranger> strangers_;
   size_t rejected_ = 0;
+  uint32_t epoch_ = 0;
+  std::vector<Knock> knocks_;
 };
 
 }  // namespace ringbench

@@ -54,7 +54,9 @@ namespace ringbench::results {
 //   4  /runs gains one core's reduction and copy rates (reduce_GBps, copy_GBps); /links (the
 //      point-to-point time of each link class) is new: what `topomodel calibrate` fits on
 //   5  /workloads (ringbench --workload ddp: step time, exposed communication and overlap per
-//      bucket size) is new
+//      bucket size) is new;
+//      /events (each shrink of --on-failure shrink: when, who failed, the new N, where) is new;
+//      /results gains epoch (the shrinks before the row)
 inline constexpr int64_t kSchemaVersion = 5;
 
 // A results-file problem a user can act on (wrong schema, not HDF5, unwritable path, lock

@@ -97,6 +97,15 @@ struct DdpOptions {
   std::optional<double> compute_ms;
 };
 
+// What the survivors do when a rank fails (docs/failures.md): stop, naming it (exit 3 or 4), or
+// agree on who failed, rebuild among themselves and go on with the sweep (transport/shrink.h).
+enum class OnFailure { Abort, Shrink };
+inline std::string_view to_string(OnFailure what) { return what == OnFailure::Abort ? "abort" : "shrink"; }
+inline std::optional<OnFailure> parse_on_failure(std::string_view name) {
+  constexpr OnFailure all[] = {OnFailure::Abort, OnFailure::Shrink};
+  return parse_named(name, all);
+}
+
 // Every default of a run is a member initialiser here (the transport's in TransportOptions), and
 // only here: the command line starts from these values and --help shows them.
 
@@ -129,6 +138,7 @@ struct BenchOptions {
   Workload workload = Workload::Sweep;
   DdpOptions ddp;
   std::vector<std::string> injects;  // --inject specs as given (played by transport.fault_hook)
+  OnFailure on_failure = OnFailure::Abort;
   TransportOptions transport;
   std::string command_line;
 };

@@ -33,7 +33,7 @@ struct BadValue {
 // the way a user types them, so --help shows the defaults that bench_options.h and
 // TransportOptions define, and nothing here repeats them.
 struct TypedValues {
-  std::string sizes, dtype, op, data, timing, sockbuf, pipeline, placement, format;
+  std::string sizes, dtype, op, data, timing, sockbuf, pipeline, placement, format, on_failure;
   std::string workload, grad_bytes, bucket_bytes;  // --workload ddp's
   std::vector<std::string> size_list;
   std::vector<std::string> collectives, injects;
@@ -50,6 +50,7 @@ TypedValues typed_defaults(const BenchOptions& options) {
   typed.timing = to_string(options.timing);
   typed.placement = to_string(options.placement);
   typed.format = to_string(options.format);
+  typed.on_failure = to_string(options.on_failure);
   typed.sockbuf = format_byte_size(options.transport.socket_buffer_bytes);
   typed.pipeline = format_byte_size(options.transport.pipeline_bytes);
   for (Collective c : options.collectives) typed.collectives.emplace_back(to_string(c));
@@ -209,6 +210,12 @@ void add_transport_options(CLI::App& app, BenchOptions& options, TypedValues& ty
                  "Fault to play, repeatable: kill:RANK@CALL, stall:RANK@CALL:SECONDS or slow:RANK:FACTOR (see "
                  "docs/failures.md); none by default")
       ->type_name("FAULT");
+  app.add_option("--on-failure", typed.on_failure,
+                 "When a rank fails: abort (every survivor exits 3 or 4, naming it) or shrink (the survivors agree on "
+                 "the failed ranks, rebuild among themselves and go on from the size that failed; see "
+                 "docs/failures.md)")
+      ->type_name("abort|shrink")
+      ->capture_default_str();
   app.add_option("--sockbuf", typed.sockbuf,
                  "SO_SNDBUF/SO_RCVBUF request in bytes, K/M/G suffixes, up to 1G; 0 keeps the kernel's autotuning")
       ->type_name("BYTES")
@@ -392,6 +399,8 @@ void check_ddp_algorithms(const BenchOptions& options) {
       throw BadValue{fmt::format("--algo {}: --workload ddp takes ringbench's own all-reduce algorithms by name "
                                  "(or default), not mpi, auto or all",
                                  name)};
+  if (options.on_failure == OnFailure::Shrink)
+    throw BadValue{"--on-failure shrink: only the sweep goes on after a failure; --workload ddp stops, naming the rank"};
 }
 
 void apply_collectives(const TypedValues& typed, BenchOptions& options) {
@@ -483,6 +492,8 @@ ParsedCommandLine parse_command_line(int argc, char** argv, bool print) {
     apply_timing(typed, options);
     apply_transport(typed, options.transport);
     options.injects = typed.injects;  // recorded in /runs, and checked against N in main()
+    if (auto what = parse_on_failure(typed.on_failure)) options.on_failure = *what;
+    else throw BadValue{fmt::format("--on-failure {}: expected abort or shrink", typed.on_failure)};
     apply_collectives(typed, options);
     check_algorithms(typed, options);
     apply_workload(typed, options);

@@ -74,13 +74,16 @@ std::function<void(int, uint64_t, bool)> fault_hook(std::vector<Fault> faults) {
       // Strike mid-call: when call f.call first waits, or at the next call if it never waited.
       if (state->fired[i] || sequence < f.call || (sequence == f.call && !waiting)) continue;
       state->fired[i] = true;
+      // The wall-clock moment, so a shrink's time to recovery can be measured against it.
+      const double unix_s = duration<double>(system_clock::now().time_since_epoch()).count();
       if (f.kind == Fault::Kind::Kill) {
-        auto line = fmt::format("ringbench rank {}: --inject kill: exiting abruptly in collective call {}\n", rank, sequence);
+        auto line = fmt::format("ringbench rank {}: --inject kill: exiting abruptly in collective call {} at unix {:.3f}\n",
+                                rank, sequence, unix_s);
         (void)!::write(STDERR_FILENO, line.data(), line.size());
         ::raise(SIGKILL);
       }
-      auto line = fmt::format("ringbench rank {}: --inject stall: frozen for {} s in collective call {}\n", rank,
-                              f.seconds, sequence);
+      auto line = fmt::format("ringbench rank {}: --inject stall: frozen for {} s in collective call {} at unix {:.3f}\n",
+                              rank, f.seconds, sequence, unix_s);
       (void)!::write(STDERR_FILENO, line.data(), line.size());
       std::this_thread::sleep_for(duration<double>(f.seconds));
     }

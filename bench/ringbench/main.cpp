@@ -33,6 +33,7 @@
 #include "results_sink.h"
 #include "run_conditions.h"
 #include "run_record.h"
+#include "shrink_events.h"
 #include "sweep.h"
 #include "statistics/call_statistics.h"
 #include "statistics/order_statistics.h"
@@ -40,6 +41,7 @@
 #include "transport/communicator.h"
 #include "transport/debug_log.h"
 #include "transport/error.h"
+#include "transport/shrink.h"
 
 using namespace ringbench;
 
@@ -90,25 +92,89 @@ class BenchRun {
   BenchRun(MpiBootstrap& mpi, const BenchOptions& options, LaunchWatchdog& launch)
       : launch_(launch), mpi_(mpi), options_(options), root_(mpi.rank() == 0),
         record_(describe_run(options, mpi.library_version())),
-        sink_(options.output, commit_wait(options)), report_(stdout, options, mpi.size()) {}
+        sink_(options.output, commit_wait(options)) {
+    report_.emplace(stdout, options, mpi.size());
+    for (int r = 0; r < mpi.size(); ++r) launched_.push_back(r);
+  }
 
   int run() {
     connect();
+    // Whoever writes after a shrink writes under the run's one id.
+    if (options_.on_failure == OnFailure::Shrink) record_.run_id = share_run_id(*comm_, record_.run_id);
     start_report();
     try {
       if (options_.workload == Workload::Ddp) return run_ddp();
-      Sweep sweep(*comm_, mpi_, options_, report_, sink_, record_.run_id, *cpu_since_);
-      sweep.run_all();
+      auto sweep = std::make_unique<Sweep>(*comm_, mpi_, options_, *report_, sink_, record_.run_id, *cpu_since_);
+      for (;;) {
+        try {
+          sweep->run_all();
+          break;
+        } catch (const Fenced&) {
+          throw;
+        } catch (const TransportError& e) {
+          if (options_.on_failure != OnFailure::Shrink || e.peer_rank() < 0) throw;
+          shrinking_ = true;
+          sweep = shrink_and_resume(*sweep, e);
+          shrinking_ = false;
+        }
+      }
       const KernelSummary kernel = check_kernel_counts(*comm_);
-      if (!root_) return exit_code::kOk;
-      return finish(sweep, kernel);
+      return leave(root_ ? finish(*sweep, kernel) : exit_code::kOk);
     } catch (const TransportError& e) {
-      close_run(std::string("failed: ") + e.what());
+      // A rank whose shrink failed may have been left out (fenced, or it cannot tell): the
+      // survivors, if any, own the run's /runs row now.
+      if (!shrinking_) close_run(std::string("failed: ") + e.what());
       throw;
     }
   }
 
  private:
+  // After a shrink, no MPI_Finalize: MPI's communicator still holds the failed ranks, and
+  // finalizing may wait for them forever. The Byes go out first, so no survivor takes this
+  // rank's exit for a death.
+  int leave(int code) {
+    if (comm_->epoch() == 0) return code;
+    comm_.reset();
+    std::fflush(nullptr);
+    std::_Exit(code);
+  }
+
+  // The survivors agree on who failed and rebuild (transport/shrink.h), and a sweep over the new
+  // communicator takes over from where the failed one was. The first survivor writes from now on.
+  std::unique_ptr<Sweep> shrink_and_resume(const Sweep& failed, const TransportError& e) {
+    const auto verdict = std::chrono::steady_clock::now();
+    Shrunk shrunk = shrink(*comm_, e);
+    ShrinkEvent event;
+    event.old_size = comm_->size();
+    for (int r : shrunk.failed) event.failed.push_back(launched_[static_cast<size_t>(r)]);
+    std::vector<int> launched;
+    for (int r : shrunk.survivors) launched.push_back(launched_[static_cast<size_t>(r)]);
+    launched_ = std::move(launched);
+    comm_ = std::move(shrunk.comm);
+    comm_->set_flight_sink(flight_sink(options_.output, launched_[static_cast<size_t>(comm_->rank())]));
+    comm_->dump_on_signal();
+    root_ = comm_->rank() == 0;
+    report_.emplace(stdout, options_, comm_->size());
+    const SweepPosition at = agree_resume_point(*comm_, failed.position());
+    event.run_id = record_.run_id;
+    event.new_size = comm_->size();
+    event.epoch = comm_->epoch();
+    event.collective = failed.collective_name(at.collective);
+    event.bytes = at.bytes;
+    event.rounds = shrunk.rounds;
+    event.agreement_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - verdict).count();
+    event.cause = e.facts().what;
+    event.time_utc = utc_now();
+    event.resumed_unix_s = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    if (root_) {
+      print_event(report_->human(), event);
+      sink_.add([row = to_row(event)](results::Transaction& t) { t.append(events_table(), {&row, 1}); });
+    }
+    auto next = std::make_unique<Sweep>(*comm_, mpi_, options_, *report_, sink_, record_.run_id, *cpu_since_);
+    next->resume_after(failed, at);
+    return next;
+  }
+
   // While the others wait on rank 0 at the next barrier, a commit may not hold rank 0 for long:
   // a third of --timeout (5 s when it is 0), queued for later if another writer has the file.
   static std::chrono::milliseconds commit_wait(const BenchOptions& options) {
@@ -151,7 +217,7 @@ class BenchRun {
     }
     comm_->barrier();
     if (!root_) return;
-    report_.header({fmt::format("{} ({})", kVersion, kGitRevision), mpi_.size(), hosts_,
+    report_->header({fmt::format("{} ({})", kVersion, kGitRevision), mpi_.size(), hosts_,
                     record_.interface + ": " + record_.interface_reason,
                     record_.mpi_library, record_.plain_pair_GBps, record_.plain_pair_path, conditions});
     sink_.add([row = to_row(record_), links = link_rows(record_.run_id, links)](results::Transaction& t) {
@@ -176,7 +242,7 @@ class BenchRun {
   }
 
   void print_kernel_line(const KernelSummary& kernel) {
-    fmt::print(report_.human(), "#\n# kernel check : {} of {} connection ends agree with TCP_INFO (bytes sent and received, handshake "
+    fmt::print(report_->human(), "#\n# kernel check : {} of {} connection ends agree with TCP_INFO (bytes sent and received, handshake "
                "and headers included)\n",
                kernel.connections - kernel.mismatches, kernel.connections);
   }
@@ -186,8 +252,8 @@ class BenchRun {
     print_kernel_line(kernel);
     const int rows = sweep.rows();
     const int failed_rows = sweep.failed_rows() + (kernel.mismatches ? 1 : 0);
-    report_.noise_warning(rows, sweep.noisy_rows());
-    sweep.bus_bandwidth().print(report_.human());
+    report_->noise_warning(rows, sweep.noisy_rows());
+    sweep.bus_bandwidth().print(report_->human());
     record_.median_ci_width = sweep.median_ci_width();
     return conclude(rows, failed_rows);
   }
@@ -195,11 +261,11 @@ class BenchRun {
   // Rank 0: the summary line, the /runs row's ending, the results line and the exit code.
   int conclude(int rows, int failed_rows) {
     const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - wall_start_;
-    report_.summary(rows, failed_rows, wall.count());
+    report_->summary(rows, failed_rows, wall.count());
     close_run(failed_rows ? fmt::format("failed: {} of {} rows", failed_rows, rows) : "ok");
-    if (!sink_.failed()) fmt::print(report_.human(), "# results      : run {} appended to {}\n", record_.run_id, options_.output);
+    if (!sink_.failed()) fmt::print(report_->human(), "# results      : run {} appended to {}\n", record_.run_id, options_.output);
     else
-      fmt::print(report_.human(), "# results      : NOT all written to {} (the error is on stderr): the rows above are this run's "
+      fmt::print(report_->human(), "# results      : NOT all written to {} (the error is on stderr): the rows above are this run's "
                  "record\n", options_.output);
     if (failed_rows) return exit_code::kCheckFailed;
     return sink_.failed() ? exit_code::kBadInput : exit_code::kOk;
@@ -221,11 +287,13 @@ class BenchRun {
   LaunchWatchdog& launch_;
   MpiBootstrap& mpi_;
   const BenchOptions& options_;
-  const bool root_;
+  bool shrinking_ = false;  // in shrink_and_resume()
+  bool root_;  // rank 0, or after a shrink the first survivor: it reports and writes
   const std::chrono::steady_clock::time_point wall_start_ = std::chrono::steady_clock::now();
   RunRecord record_;
   ResultsSink sink_;
-  Report report_;
+  std::optional<Report> report_;  // rebuilt for the new N after a shrink
+  std::vector<int> launched_;     // launched_[rank]: that rank's rank as launched
   std::unique_ptr<Communicator> comm_;
   std::vector<std::string> hosts_;
 };

@@ -54,6 +54,7 @@ struct SizeResult {
   bool in_place = true;           // false: out of place (bench_options.h, Placement)
   int root = 0;                   // broadcast's source, reduce's destination
   int iterations = 0, warmup = 0;  // timed calls (as the stopping rule decided), warm-up calls
+  uint32_t epoch = 0;             // shrinks before this row was measured (--on-failure shrink)
   // Rank 0 only: each timed call's time as the collective's (statistics/collective_call_time.h),
   // in order; each rank's own duration of every call; their statistics; why timing stopped.
   std::vector<double> call_us;

@@ -202,6 +202,8 @@ const results::Table& results_table() {
            "the ranks; NaN when N = 1"},
           {"ctx_switches_per_call", ColumnType::Float64, "", "context switches (voluntary + involuntary) summed over "
                                                              "the ranks, per call"},
+          // Schema 5: rows measured after a shrink (--on-failure shrink, /events) say so.
+          {"epoch", ColumnType::Int64, "", "shrinks before this row: 0 as launched, K after the K-th (see /events)"},
       },
       "one row per (run, collective, algorithm, size)"};
   return table;
@@ -316,7 +318,8 @@ results::Row to_row(const std::string& run_id, const SizeResult& s, const BenchO
           s.stop_reason,
           s.foreign_cpu_share,
           s.cpu_s_per_GB(n),
-          s.ctx_switches_per_call()};
+          s.ctx_switches_per_call(),
+          int64_t{s.epoch}};
 }
 
 std::string utc_now() {

@@ -23,6 +23,7 @@
 #include "report.h"
 #include "results_sink.h"
 #include "row_stream.h"
+#include "shrink_events.h"
 #include "transport/communicator.h"
 
 namespace ringbench {
@@ -33,6 +34,13 @@ class Sweep {
         const std::string& run_id, const CpuMeter& cpu_since);
 
   void run_all();
+
+  // --on-failure shrink: where the sweep is (the collective and size being measured), and, in a
+  // sweep built for the survivors, going on from `from` with `earlier`'s counts and rows carried
+  // over. `mpi` rows are left out from then on: MPI's communicator still holds the failed ranks.
+  SweepPosition position() const { return position_; }
+  std::string collective_name(size_t index) const;
+  void resume_after(const Sweep& earlier, SweepPosition from);
 
   int rows() const { return rows_; }
   const BusBandwidthAverage& bus_bandwidth() const { return bandwidth_; }
@@ -113,6 +121,8 @@ class Sweep {
   std::vector<double> ci_widths_;
   RowStream row_stream_;
   BusBandwidthAverage bandwidth_;
+  SweepPosition position_;
+  std::optional<SweepPosition> resume_;  // set by resume_after()
 };
 
 }  // namespace ringbench

@@ -390,6 +390,8 @@ TEST_F(RingbenchRun, BadInputGetsOneLineNamingTheFlagAndExitCode2) {
       {"--sizes 1K -m 8:64", "--sizes"},     {"--sizes 0", "--sizes 0"},
       {"--factor 1", "--factor 1"},          {"--root 2", "--root 2"},
       {"--place sideways", "--place sideways"}, {"--format xml", "--format xml"},
+      {"--on-failure retry", "--on-failure retry"}, {"--workload ddp --on-failure shrink", "--on-failure shrink"},
+      {"--workload ddp --algo mpi", "--algo mpi"}, {"--workload ddp --bucket-bytes 4M:1M", "--bucket-bytes"},
   };
   for (const auto& c : cases) {
     const bool sets_output = c.args.rfind("-o ", 0) == 0;
