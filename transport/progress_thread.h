@@ -15,6 +15,7 @@
 // communicator's signalfd, never delivered. The destructor fails the jobs not yet begun, lets the
 // running one end (bounded by its liveness timeout) and joins.
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
