@@ -29,8 +29,8 @@ ProgressThread::~ProgressThread() {
       {TransportErrorKind::Config, rank_, -1,
        "the communicator was destroyed before this non-blocking call began (programming error: wait for it first)"}));
   for (Job& job : cancelled) {
-    finish(job, error);
     in_flight_.fetch_sub(1, std::memory_order_acq_rel);
+    finish(job, error);
   }
   if (thread_.joinable()) thread_.join();
 }
@@ -88,9 +88,12 @@ void ProgressThread::loop() {
       }
     }
     job.run = nullptr;  // the job's captures go before it counts as finished
-    finish(job, std::move(error));
     lock.lock();
-    if (in_flight_.fetch_sub(1, std::memory_order_acq_rel) == 1) idle_.notify_all();
+    // Counted out before its request reads done: a caller whose wait() has returned, with nothing
+    // else started, sees calls_in_flight() false.
+    const bool idle = in_flight_.fetch_sub(1, std::memory_order_acq_rel) == 1;
+    finish(job, std::move(error));
+    if (idle) idle_.notify_all();
   }
 }
 
