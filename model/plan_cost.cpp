@@ -65,11 +65,26 @@ double cpu_work_us(const RankStep& s, double kernel_GBps, double reduce_GBps) {
   return per_core_us(copied, kernel_GBps) + per_core_us(s.bytes_reduced, reduce_GBps);
 }
 
+// piece_work_r of plan_cost.h's rule: each piece's wake-up and system calls, at the end that sends
+// it and at the end that receives it.
+double piece_work_us(const RankStep& s, const std::array<LinkParameters, kClasses>& links) {
+  double us = 0;
+  for (size_t c = 0; c < kClasses; ++c)
+    us += links[c].message_overhead_us * static_cast<double>(s.pieces_sent[c] + s.pieces_received[c]);
+  return us;
+}
+
 // One host's ranks' work in one step: the largest (a rank runs on one core at most) and the sum,
-// over the cores left to them.
+// over the cores left to them. With more ranks than cores no core is ever idle, so the pieces'
+// CPU time at both ends queues for the same cores as the copies: it joins the sum.
 struct HostWork {
-  double largest = 0, sum = 0;
-  double us(double cores) const { return cores > 0 ? std::max(largest / std::min(1.0, cores), sum / cores) : 0; }
+  double largest = 0, sum = 0, piece_sum = 0;
+  int ranks = 0;
+  double us(double cores) const {
+    if (cores <= 0) return 0;
+    const double shared = sum + (ranks > cores ? piece_sum : 0);
+    return std::max(largest / std::min(1.0, cores), shared / cores);
+  }
 };
 
 void check_call(const Cluster& machine, const PlanCall& call) {
@@ -114,12 +129,15 @@ namespace {
 // their latency to arrive, then takes the step's duration (the larger of its wire time and its
 // host's CPU time). `ready` holds when each rank finished its previous steps; updated in place.
 void advance_step(const std::vector<RankStep>& ranks, const std::vector<int>& host_of_rank, double cores,
-                  std::span<const double> wire, std::span<const double> work, std::vector<double>& ready, PlanCost& cost) {
+                  std::span<const double> wire, std::span<const double> work, std::span<const double> piece_work,
+                  std::vector<double>& ready, PlanCost& cost) {
   std::vector<HostWork> hosts(ready.size());
   for (size_t r = 0; r < ranks.size(); ++r) {
     HostWork& host = hosts[static_cast<size_t>(host_of_rank[r])];
     host.largest = std::max(host.largest, work[r]);
     host.sum += work[r];
+    host.piece_sum += piece_work[r];
+    ++host.ranks;
   }
   const std::vector<double> before = ready;
   double slowest_wire = 0, slowest_cpu = 0;
@@ -146,7 +164,7 @@ PlanCost plan_cost(const Cluster& machine, const PlanCall& call) {
   const double kernel_GBps = kernel_copy_GBps(machine), reduce_GBps = machine.host_cpu.reduce_GBps;
   const double cores = machine.host_cpu.cores * (1 - call.foreign_cpu_share);
   const size_t n = plans.size();
-  std::vector<double> ready(n, 0.0), wire(n), work(n);
+  std::vector<double> ready(n, 0.0), wire(n), work(n), piece_work(n);
   std::vector<RankStep> ranks(n);
   PlanCost cost;
   for (size_t t = 0; t < steps; ++t) {
@@ -155,11 +173,12 @@ PlanCost plan_cost(const Cluster& machine, const PlanCall& call) {
       ranks[r] = t < plans[r].steps.size() ? rank_step(plans[r].steps[t], static_cast<int>(r), call, links) : RankStep{};
       wire[r] = wire_us(ranks[r], links);
       work[r] = cpu_work_us(ranks[r], kernel_GBps, reduce_GBps);
+      piece_work[r] = piece_work_us(ranks[r], links);
       busy = busy || ranks[r].busy;
     }
     if (!busy) continue;
     ++cost.steps;
-    advance_step(ranks, call.host_of_rank, cores, wire, work, ready, cost);
+    advance_step(ranks, call.host_of_rank, cores, wire, work, piece_work, ready, cost);
   }
   cost.time_us = machine.launch_overhead_us + *std::max_element(ready.begin(), ready.end());
   cost.latency_us = cost.time_us - machine.launch_overhead_us - cost.wire_us - cost.cpu_us;

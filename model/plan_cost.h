@@ -12,16 +12,21 @@
 //                   + max( wire_r, cpu of r's host )
 //     wire_r = sum over link classes c of  overhead_c x max(pieces sent, pieces received)
 //                                        + max(bytes sent, bytes received) / bandwidth_c
-//     cpu_h  = max( max over h's ranks of work_r / min(1, cores_h),  sum over h's ranks of work_r / cores_h )
+//     cpu_h  = max( max over h's ranks of work_r / min(1, cores_h),
+//                   sum over h's ranks of (work_r + pieces_r) / cores_h )
 //     cores_h = host_cpu.cores x (1 - the share of the host's CPU other processes took meanwhile)
 //     work_r = (bytes sent + bytes received) / kernel copy rate + bytes reduced / reduce rate
+//     pieces_r = sum over link classes c of overhead_c x (pieces sent + pieces received),
+//                when h has more ranks than cores_h; else 0
 //
 // wire_r is the rank's links (link_fit.h's terms; a link carries both directions at once). cpu_h is
 // the shared-cores rule: the kernel copies every byte a rank sends into its socket and every byte
 // it receives out of one, and the rank reduces what it receives. A rank runs on one core at most;
 // when a host has more ranks than cores (4 ranks on 2 cores), their work is divided over the cores
 // it has, less what other processes took (ringbench records that share for every row,
-// foreign_cpu_share; 0 on a quiet host). The kernel copy rate is what the same-host link test
+// foreign_cpu_share; 0 on a quiet host). A piece's overhead is CPU time at both ends: on cores of
+// their own the two ends overlap and wire_r prices it, but with more ranks than cores no core
+// idles, so both ends' share queues with the copies (pieces_r). The kernel copy rate is what the same-host link test
 // measured (on loopback a link is nothing but the kernel copying at both ends, one core each),
 // capped by the memcpy probe: the kernel's copies through TCP run far below memcpy's rate (8
 // against 35 GB/s on the 2-core Xeon VM), so pricing them at memcpy's would count a fifth of the

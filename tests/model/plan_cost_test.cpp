@@ -77,13 +77,30 @@ TEST(PlanCost, SharedCoresSetThePaceWhenRanksOutnumberThem) {
   m.copy_GBps = 0.1;  // below the link: the kernel copies at 100 B/us
   const Cluster machine = measured_machine(m);
   EXPECT_DOUBLE_EQ(kernel_copy_GBps(machine), 0.1);
-  // Step 1, per rank: 4000 / 100 = 40 copied + 4 reduced = 44; two ranks on one core: 88, so
-  // 10 + 88 = 98. Step 2: 40 per rank, 80: 90. Total 188.
+  // Step 1, per rank: 4000 / 100 = 40 copied + 4 reduced = 44, and one piece sent and one received
+  // at 2 us each: 4; two ranks on one core: 96, so 10 + 96 = 106. Step 2: 40 + 4 per rank, 88: 98.
   const PlanCost cost = plan_cost(machine, ring_call({0, 0}));
-  EXPECT_DOUBLE_EQ(cost.time_us, 188.0);
-  EXPECT_DOUBLE_EQ(cost.cpu_us, 168.0);
+  EXPECT_DOUBLE_EQ(cost.time_us, 204.0);
+  EXPECT_DOUBLE_EQ(cost.cpu_us, 184.0);
   // The same two ranks on two hosts of one core each share nothing: 50 + 44, then 50 + 40.
   EXPECT_DOUBLE_EQ(plan_cost(machine, ring_call({0, 1})).time_us, 184.0);
+}
+
+TEST(PlanCost, PiecesCostBothEndsCpuWhenRanksOutnumberCores) {
+  // Ring all-reduce of 4000 B at N = 4: six steps of one 1000 B piece each way. Wire 2 + 1 = 3;
+  // work 1 + 1 copied (+ 2 reduced in the first three steps); pieces 2 x (1 sent + 1 received) = 4.
+  const PlanCall four_ranks = ring_call({0, 0, 0, 0});
+  // 4 ranks on 2 cores: the pieces join the shared sum, (4 x (4 + 4)) / 2 = 16 in a reducing step
+  // and (4 x (2 + 4)) / 2 = 12 in a copying one: 3 x (10 + 16) + 3 x (10 + 12) = 144. Without
+  // them it would be 3 x (10 + 8) + 3 x (10 + 4) = 96.
+  const PlanCost shared = plan_cost(measured_machine(measurements()), four_ranks);
+  EXPECT_DOUBLE_EQ(shared.time_us, 144.0);
+  EXPECT_DOUBLE_EQ(shared.cpu_us, 84.0);
+  // On 4 cores each rank has its own: its pieces overlap its copies in the wire term as before,
+  // 3 x (10 + max(3, 4)) + 3 x (10 + max(3, 2)) = 81.
+  MachineMeasurements own = measurements();
+  own.cores_per_host = 4;
+  EXPECT_DOUBLE_EQ(plan_cost(measured_machine(own), four_ranks).time_us, 81.0);
 }
 
 TEST(PlanCost, ARankUsesOneCoreAtMost) {
@@ -94,9 +111,10 @@ TEST(PlanCost, ARankUsesOneCoreAtMost) {
 
 TEST(PlanCost, OtherProcessesLeaveFewerCores) {
   PlanCall call = ring_call({0, 0});
-  call.foreign_cpu_share = 0.75;  // half a core left of 2
-  // Step 1: work 8 per rank, max(8 / 0.5, 16 / 0.5) = 32, 10 + 32 = 42; step 2: 4, 8 / 0.5 = 16, 26.
-  EXPECT_DOUBLE_EQ(plan_cost(measured_machine(measurements()), call).time_us, 68.0);
+  call.foreign_cpu_share = 0.75;  // half a core left of 2, for 2 ranks: their pieces (2 x 2 us
+  // each) join the sum. Step 1: work 8 per rank, max(8 / 0.5, (16 + 8) / 0.5) = 48, 10 + 48 = 58;
+  // step 2: work 4, (8 + 8) / 0.5 = 32, 42.
+  EXPECT_DOUBLE_EQ(plan_cost(measured_machine(measurements()), call).time_us, 100.0);
   call.foreign_cpu_share = 1;
   EXPECT_THROW(plan_cost(measured_machine(measurements()), call), InputError);
 }
