@@ -103,11 +103,12 @@ MicroBatchCompute micro_batch_compute(const GemmGpu& gpu, const Transformer& m, 
   c.layer.elementwise_us = elementwise_us(gpu, m, d, shape.sequence_parallel, full);
   const double expert = m.expert_params();
   const double layer_params = (m.layer_params() - expert) / d.tp + expert / (d.tp * p[Dim::EP]);
-  c.layer.grad_accumulation_us = hbm_us(gpu, layer_params * kGradAccumulationBytesPerParam, 4);
+  const double accumulate = grad_accumulation_bytes_per_param(m.bytes_per_activation, shape.grad_bytes);
+  c.layer.grad_accumulation_us = hbm_us(gpu, layer_params * accumulate, 4);
   const double logits = d.tokens * m.vocab / d.tp;
   const double output_params = static_cast<double>(m.vocab) * d.h / d.tp;
   c.logits_us = total(gemm_with_backward(gpu, d.tokens, m.vocab / d.tp, d.h), false) +
-                hbm_us(gpu, 12 * logits + output_params * kGradAccumulationBytesPerParam, 3);
+                hbm_us(gpu, 12 * logits + output_params * accumulate, 3);
   return c;
 }
 

@@ -27,15 +27,18 @@
 //             Backward moves twice the forward's bytes (it reads the saved input and the incoming
 //             gradient and writes a gradient): an assumption, stated.
 //   recompute full: the whole forward again in the backward pass; selective: the attention core.
-//   gradient accumulation  after each micro-batch's backward pass, each weight's bf16 gradient is
-//             added into its fp32 main gradient (Megatron-LM's main_grad; Llama 3 accumulates in
-//             fp32 too): reads 2 + 4, writes 4 bytes per parameter the GPU holds for the layer,
-//             one kernel per weight matrix (4).
+//   gradient accumulation  after each micro-batch's backward pass, each weight's gradient (at
+//             bytes_per_activation) is added into its main gradient of grad_bytes (fp32 4 in
+//             Megatron-LM's main_grad and Llama 3; fp16 2 in Megatron-LM 2021's sc21 runs): reads
+//             act + grad, writes grad bytes per parameter the GPU holds for the layer
+//             (grad_accumulation_bytes_per_param), one kernel per weight matrix (4).
 //   logits    on the last stage: GEMM (T, V / tp, h) and its two backward GEMMs, and the fp32
 //             cross-entropy (6 bytes per logit forward, 6 backward).
 //   optimizer Adam over the parameters this GPU updates (its shard under ZeRO): reads fp32 master,
 //             m, v and the fp32 gradient, writes master, m, v and the bf16 weight (30 bytes), plus
 //             4 bytes to read the gradient for the global-norm clip: 34 bytes per parameter / HBM.
+//             (With fp16 main grads the optimizer reads 2 bytes fewer twice; not modelled: 0.2% of
+//             the GPT-3 step.)
 //
 // HBM-bound kernels are priced at the bandwidth a streaming kernel reaches on the GPU
 // (GemmGpu::achievable_hbm_Bps: measured on A100, 88% of the datasheet; the datasheet elsewhere, so
@@ -49,7 +52,10 @@ namespace ringbench::model {
 
 inline constexpr double kFlashBackwardRatio = 2.5;  // FlashAttention-2 backward / forward FLOPs
 inline constexpr double kAdamBytesPerParam = 34;    // see the header comment
-inline constexpr double kGradAccumulationBytesPerParam = 10;  // bf16 grad read, fp32 main grad read + write
+// Bytes moved per parameter to add one micro-batch's weight gradient into the main gradient.
+inline double grad_accumulation_bytes_per_param(double activation_bytes, double grad_bytes) {
+  return activation_bytes + 2 * grad_bytes;
+}
 
 // Time by operation class; for a layer, summed over forward, backward and recomputed forward.
 struct OpTimes {
@@ -69,6 +75,7 @@ struct ComputeShape {
   int micro_batch = 1;
   Recompute recompute = Recompute::Full;
   bool sequence_parallel = false;
+  double grad_bytes = 4;  // main gradients' bytes per parameter (TrainingConfig::grad_bytes)
 };
 
 MicroBatchCompute micro_batch_compute(const GemmGpu& gpu, const Transformer& m, const ComputeShape& shape,

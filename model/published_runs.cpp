@@ -56,15 +56,25 @@ Placement shape(int tp, int pp, int dp, int cp = 1) {
 
 // Megatron-LM 2021 runs: mixed precision, full activation recomputation ("F assumes activation
 // recomputation", eq. 3), micro-batch 1 (Table 2), scatter/gather p2p, no sequence parallelism,
-// no distributed optimizer, fp32 gradient all-reduce not overlapped (DDP=local in the sc21
-// scripts). Assumed: the plain 1F1B schedule (Table 2 does not say interleaved).
+// no distributed optimizer, gradient all-reduce not overlapped (DDP=local in the sc21 scripts).
+// fp16 gradients: examples/sc21/CONFIG.sh in NVIDIA/Megatron-LM, shared by every sc21 script,
+// passes --fp16 without --accumulate-allreduce-grads-in-fp32, so the main gradients are held,
+// accumulated over micro-batches and all-reduced in fp16 (2 bytes), not fp32.
+// Assumed: the plain 1F1B schedule (Table 2 does not say interleaved).
 TrainingConfig megatron_2021(int global_batch) {
   TrainingConfig c;
   c.global_batch = global_batch;
   c.micro_batch = 1;
   c.recompute = Recompute::Full;
   c.dp_overlap = false;
+  c.grad_bytes = 2;
   return c;
+}
+
+// A workload as the sc21 scripts train it: the DP reduction carries fp16 gradients (CONFIG.sh).
+Transformer megatron_2021(Transformer m) {
+  m.grad_reduce_bytes = 2;
+  return m;
 }
 
 // Megatron-LM Table 1 (weak scaling), examples/sc21/run_table_1.sh: GPT, sequence 2048, vocab
@@ -107,7 +117,7 @@ TrainingConfig korthikanti_530b(bool selective) {
 }
 
 Transformer table1_model(const Table1Row& r) {
-  Transformer m = workload_preset("gpt3-175b");
+  Transformer m = megatron_2021(workload_preset("gpt3-175b"));
   m.name = std::string("megatron-") + r.size;
   m.layers = r.layers;
   m.hidden = r.hidden;
@@ -126,6 +136,8 @@ Transformer table1_model(const Table1Row& r) {
 // gradients in FP32 across data parallel workers in FSDP", Sec. 3.3.2). Virtual stages: 8, one layer
 // per model chunk, derived from Sec. 3.3.2's "the first model chunk on the first stage has only
 // the embedding" once one layer is removed from that stage (128 slots / 16 ranks / 1 layer).
+// Sec. 3.3.2 also deallocates the pipeline stages' input and output tensors that no later
+// computation uses, which is what let it train without activation checkpointing (free_stage_inputs).
 TrainingConfig llama3() {
   TrainingConfig c;
   c.global_batch = 2048;
@@ -135,6 +147,7 @@ TrainingConfig llama3() {
   c.sequence_parallel = true;
   c.zero_stage = 2;
   c.lighter_edge_stages = 1;
+  c.free_stage_inputs = true;  // Sec. 3.3.2: stage inputs and outputs no later computation uses are freed
   c.dp_overlap = true;
   return c;
 }
@@ -149,17 +162,17 @@ const std::vector<RunCase>& run_cases() {
   static const std::vector<RunCase> all = {
       {"GPT-3 174.6B, 384 A100, tp8 pp12 dp4, batch 1536", CaseRole::Checked, "dgx-a100",
        std::string(kMegatron) + ", Table 2 (PTD parallelism): 153 TFLOP/s per GPU", "HFU", 153.0,
-       [] { return workload_preset("gpt3-175b"); }, megatron_2021(1536), shape(8, 12, 4)},
+       [] { return megatron_2021(workload_preset("gpt3-175b")); }, megatron_2021(1536), shape(8, 12, 4)},
       {"GPT-3 174.6B, 768 A100, tp8 pp12 dp8, batch 1536", CaseRole::Checked, "dgx-a100",
        std::string(kMegatron) + ", Table 2: 149 TFLOP/s per GPU", "HFU", 149.0,
-       [] { return workload_preset("gpt3-175b"); }, megatron_2021(1536), shape(8, 12, 8)},
+       [] { return megatron_2021(workload_preset("gpt3-175b")); }, megatron_2021(1536), shape(8, 12, 8)},
       {"GPT-3 174.6B, 1536 A100, tp8 pp12 dp16, batch 1536", CaseRole::Checked, "dgx-a100",
        std::string(kMegatron) + ", Table 2: 141 TFLOP/s per GPU", "HFU", 141.0,
-       [] { return workload_preset("gpt3-175b"); }, megatron_2021(1536), shape(8, 12, 16)},
+       [] { return megatron_2021(workload_preset("gpt3-175b")); }, megatron_2021(1536), shape(8, 12, 16)},
       {"GPT-3 175B, 1024 A100, tp8 pp8 dp16, batch 1536", CaseRole::Checked, "dgx-a100",
        std::string(kMegatron) + ", Sec. 5.1: 'On n=1024 A100 GPUs using batch size 1536, we achieve X=140 "
                                 "teraFLOP/s per GPU' (placement assumed tp8 pp8)",
-       "HFU", 140.0, [] { return workload_preset("gpt3-175b"); }, megatron_2021(1536), shape(8, 8, 16)},
+       "HFU", 140.0, [] { return megatron_2021(workload_preset("gpt3-175b")); }, megatron_2021(1536), shape(8, 8, 16)},
       {"Llama 3 405B, 8192 H100, tp8 pp16 dp64, 16M tokens", CaseRole::Checked, "dgx-h100",
        std::string(kLlama3) + ": 430 TFLOP/s per GPU (43% BF16 MFU)", "MFU", 430.0, llama3_pipeline, llama3(),
        shape(8, 16, 64)},
@@ -228,10 +241,11 @@ NegativeMemoryCheck negative_memory_check() {
   // (Sec. 1) describe recomputation as the workaround for exactly this memory limit.
   TrainingConfig c = megatron_2021(1536);
   c.recompute = Recompute::None;
+  c.free_stage_inputs = true;  // even with every saving the model knows that applies here
   NegativeMemoryCheck n;
   n.name = "GPT-3 175B, A100, tp8 pp8 dp16, no recomputation";
   n.why = "derivable: Korthikanti's activations without recomputation exceed 80 GB with the state";
-  n.memory = memory_use(workload_preset("gpt3-175b"), c, shape(8, 8, 16), gpu_spec("A100"));
+  n.memory = memory_use(megatron_2021(workload_preset("gpt3-175b")), c, shape(8, 8, 16), gpu_spec("A100"));
   return n;
 }
 
@@ -288,7 +302,7 @@ std::vector<RankingRow> ranking_checks() {
     row.tolerance = gemm_stated_error();
     for (int tp : {2, 4, 8, 16, 32}) {
       RunCase c{"", CaseRole::Checked, "dgx-a100", "", "HFU", 0,
-                [] { return workload_preset("megatron-162b"); }, megatron_2021(batch), shape(tp, 64 / tp, 1)};
+                [] { return megatron_2021(workload_preset("megatron-162b")); }, megatron_2021(batch), shape(tp, 64 / tp, 1)};
       row.model_tflops.emplace_back(c.placement.shape(), model_run(c).hardware_tflops_per_gpu);
     }
     auto sorted = row.model_tflops;

@@ -68,16 +68,24 @@ double layer_activation_bytes(const Transformer& m, const TrainingConfig& c, con
   return bytes;
 }
 
-// Layer x micro-batch activations stage `i` keeps at its peak: 1F1B runs p - i forwards before its
-// first backward; interleaving runs 2(p-i-1) + (v-1)N + 1 model chunks of L_i / v layers
+// Model chunks (micro-batch x chunk of L_i / v layers) stage `i` keeps at its peak: 1F1B runs
+// p - i forwards before its first backward; interleaving runs 2(p-i-1) + (v-1)N + 1 model chunks
 // (Megatron-LM's warm-up with N = p micro-batches per round; Narayanan et al. 2021 Sec. 2.2.2),
 // never more than the step has.
-double in_flight_layers(const TrainingConfig& c, const Placement& p, int stage, int layers) {
+double in_flight_chunks(const TrainingConfig& c, const Placement& p, int stage) {
   const int pp = p[Dim::PP], v = c.virtual_stages, m = std::max(1, microbatches(c, p));
-  if (v == 1) return static_cast<double>(std::min(pp - stage, m)) * layers;
+  if (v == 1) return static_cast<double>(std::min(pp - stage, m));
   const double round = c.round_microbatches > 0 ? c.round_microbatches : pp;
-  const double chunks = std::min(2.0 * (pp - stage - 1) + (v - 1.0) * round + 1, static_cast<double>(m) * v);
-  return chunks * layers / v;
+  return std::min(2.0 * (pp - stage - 1) + (v - 1.0) * round + 1, static_cast<double>(m) * v);
+}
+
+// Bytes of one chunk's input for one micro-batch (b s h, split over tp with sequence parallelism):
+// what free_stage_inputs releases per chunk in flight. Layer_activation_bytes counts it as the
+// first layer's norm input. With full recomputation it is the checkpoint itself and stays.
+double freed_stage_input_bytes(const Transformer& m, const TrainingConfig& c, const Placement& p) {
+  if (!c.free_stage_inputs || c.recompute == Recompute::Full) return 0.0;
+  const double tokens = static_cast<double>(m.sequence) / p[Dim::CP] * c.micro_batch;
+  return tokens * m.hidden * m.bytes_per_activation / (c.sequence_parallel ? p[Dim::TP] : 1.0);
 }
 
 MemoryUse stage_memory(const Transformer& m, const TrainingConfig& c, const Placement& p,
@@ -92,8 +100,10 @@ MemoryUse stage_memory(const Transformer& m, const TrainingConfig& c, const Plac
   u.grads_GB = params * c.grad_bytes / (zero >= 2 ? shards : 1.0) / kGB;
   u.weights_GB = params * c.weight_bytes / (zero >= 3 ? shards : 1.0) / kGB;
   if (zero >= 3) u.weights_GB += 2 * layer_params_per_gpu(m, p) * c.weight_bytes / kGB;  // gathered + prefetched
-  u.in_flight_layers = in_flight_layers(c, p, u.stage, layers[i]);
-  double activations = u.in_flight_layers * layer_activation_bytes(m, c, p, c.recompute);
+  const double chunks = in_flight_chunks(c, p, u.stage);
+  u.in_flight_layers = chunks * layers[i] / c.virtual_stages;
+  double activations = u.in_flight_layers * layer_activation_bytes(m, c, p, c.recompute) -
+                       chunks * freed_stage_input_bytes(m, c, p);
   // Full recomputation rebuilds one layer's whole working set in the backward pass.
   if (c.recompute == Recompute::Full) activations += layer_activation_bytes(m, c, p, Recompute::None);
   // The last stage's fp32 logits of one micro-batch, split over tp.
@@ -228,14 +238,16 @@ StepTraffic TransformerWorkload::traffic(const Placement& p) const {
 namespace {
 
 // The pipeline's compute: m x the slowest stage's micro-batch, by operation class; and the
-// optimizer step over this GPU's shard.
-void price_compute(StepResult& r, const Transformer& m, const TrainingConfig& c, const GemmGpu& gpu,
-                   const MicroBatchCompute& mb) {
+// optimizer step over this GPU's shard. Returns each stage's compute for one micro-batch.
+std::vector<double> price_compute(StepResult& r, const Transformer& m, const TrainingConfig& c, const GemmGpu& gpu,
+                                  const MicroBatchCompute& mb) {
   const std::vector<int> layers = stage_layers(m, c, r.placement[Dim::PP]);
+  std::vector<double> stage_us;
   double slowest = -1;
   for (size_t i = 0; i < layers.size(); ++i) {
     const double logits = i + 1 == layers.size() ? mb.logits_us : 0.0;
     const double t = layers[i] * mb.layer.total_us() + logits;
+    stage_us.push_back(t);
     if (t > slowest) {
       slowest = t;
       r.critical_layers = layers[i];
@@ -246,6 +258,25 @@ void price_compute(StepResult& r, const Transformer& m, const TrainingConfig& c,
   r.compute_us = slowest * r.microbatches;
   const double shards = r.placement[Dim::DP] * r.placement[Dim::CP] * r.placement[Dim::EP];
   r.optimizer_us = optimizer_time_us(gpu, max_stage_params(m, c, r.placement) / (sharding_stage(c) >= 1 ? shards : 1.0));
+  return stage_us;
+}
+
+// The pipeline's fill and drain (step.h): the first micro-batch's forward and the last one's
+// backward cross every stage but the slowest, so the bubble is the sum of the other stages'
+// micro-batch times (compute, the layers' TP/CP/EP collectives and the boundary sends), / v with
+// interleaving. Even stages: (p-1)/(v m) of the busy time.
+double fill_drain_us(const StepResult& r, const Transformer& m, const TrainingConfig& c,
+                     const std::vector<double>& stage_compute_us) {
+  const double mb = r.microbatches;
+  const std::vector<int> layers = stage_layers(m, c, r.placement[Dim::PP]);
+  const double per_layer_comm = (r.tp_us + r.cp_us + r.ep_us) / (mb * r.critical_layers);
+  double sum = 0, slowest = 0;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const double t = stage_compute_us[i] + layers[i] * per_layer_comm + r.pp_us / mb;
+    sum += t;
+    slowest = std::max(slowest, t);
+  }
+  return (sum - slowest) / c.virtual_stages;
 }
 
 void price_data_parallel(StepResult& r, const TrainingConfig& c) {
@@ -268,7 +299,7 @@ void price_data_parallel(StepResult& r, const TrainingConfig& c) {
 
 MicroBatchCompute micro_batch_compute(const Transformer& m, const TrainingConfig& c, const Placement& p,
                                       const GpuSpec& gpu) {
-  return micro_batch_compute(gemm_gpu(gpu.name), m, {c.micro_batch, c.recompute, c.sequence_parallel}, p);
+  return micro_batch_compute(gemm_gpu(gpu.name), m, {c.micro_batch, c.recompute, c.sequence_parallel, c.grad_bytes}, p);
 }
 
 StepResult step_from(const PlacementResult& comm, const Transformer& m, const TrainingConfig& c, const GpuSpec& gpu) {
@@ -287,14 +318,14 @@ StepResult step_from(const PlacementResult& comm, const Transformer& m, const Tr
   const double tokens = static_cast<double>(c.global_batch) * m.sequence;
   const double hw_flops = tokens * m.hardware_flops_per_token(c.recompute);
   const double model_flops = tokens * m.model_flops_per_token();
-  price_compute(r, m, c, gemm_gpu(gpu.name), compute);
+  const std::vector<double> stage_compute_us = price_compute(r, m, c, gemm_gpu(gpu.name), compute);
   const StepTraffic& t = comm.traffic;
   r.tp_us = t.tp_per_step * comm.tp.time_us;
   r.cp_us = t.cp_per_step * comm.cp.time_us;
   r.ep_us = t.ep_per_step * comm.ep.time_us;
   r.pp_us = t.pp_per_step * (comm.pp.time_us + comm.pp_gather.time_us);
   const double busy = r.compute_us + r.tp_us + r.cp_us + r.ep_us + r.pp_us;
-  r.bubble_us = (p[Dim::PP] - 1.0) / (c.virtual_stages * static_cast<double>(r.microbatches)) * busy;
+  r.bubble_us = fill_drain_us(r, m, c, stage_compute_us);
   price_data_parallel(r, c);
   r.step_us = busy + r.bubble_us + r.dp_exposed_us + r.optimizer_us;
   r.tokens_per_s = tokens / (r.step_us * 1e-6);

@@ -18,7 +18,9 @@
 //              all-gathers it over its TP group before computing (across nodes when tp > island;
 //              none with sequence parallelism, whose activations stay split over TP)
 //   busy     = compute + tp + cp + ep + pp
-//   bubble   = (pp-1) / (v m) x busy            i.e. (p-1)/(m+p-1) of the step for 1F1B
+//   bubble   = the pipeline's fill and drain, (sum_i t_i - max_i t_i) / v, t_i = stage i's micro-batch
+//              (its layers' compute and collectives, logits on the last, its boundary sends):
+//              with even stages (pp-1) / (v m) x busy, i.e. (p-1)/(m+p-1) of the step for 1F1B
 //   dp       = gradient all-reduce of the largest stage's parameters / tp x grad_reduce_bytes (or
 //              reduce-scatter + all-gather when sharded), bucketed: only buckets finishing after
 //              the last micro-batch's backward are exposed:
@@ -32,7 +34,8 @@
 // the data-parallel group by ZeRO stage (1: optimizer; 2: + gradients; 3 / FSDP: + weights, with
 // two layers gathered at a time), and the activations that stage keeps: 1F1B keeps p - i
 // micro-batches in flight on stage i; interleaving keeps 2(p-i-1) + (v-1)N + 1 model chunks
-// (Megatron-LM's warm-up with N = p micro-batches per round; Llama 3 sets N freely), at most m v.
+// (Megatron-LM's warm-up with N = p micro-batches per round; Llama 3 sets N freely), at most m v;
+// free_stage_inputs releases each chunk's input.
 //
 // Every collective is costed with all groups of its kind at the same moment (collective_cost.h),
 // with sequential phases for hierarchical algorithms (CostModel::Phases). Not modelled: data
@@ -69,10 +72,18 @@ struct TrainingConfig {
   // 3.3.2, "set flexibly" between depth- and breadth-first). 0: pp, Megatron-LM's schedule, which
   // also needs m to be a multiple of pp.
   int round_microbatches = 0;
+  // Free each pipeline stage's input once its forward has used it (Llama 3, Sec. 3.3.2: tensors of a
+  // stage's input and output that no later computation uses are deallocated; Megatron-LM's
+  // deallocate_output_tensor frees the sent copy): one b s h (/ tp with sequence parallelism)
+  // fewer per model chunk in flight. Nothing is freed under full recomputation.
+  bool free_stage_inputs = false;
   bool dp_overlap = true;               // bucketed gradient reduction overlapped with backward
   double bucket_params = 40e6;          // Megatron-LM's default DDP bucket (40M parameters)
   // Bytes per parameter held (Megatron-LM mixed precision: bf16 weights 2, fp32 main grads 4,
   // fp32 master weights + Adam m and v 12; the distributed optimizer shards the 12 over DP).
+  // grad_bytes is also what each micro-batch's gradient accumulation reads and writes (compute.h);
+  // Megatron-LM 2021's sc21 runs kept fp16 main grads (2: --fp16 without
+  // --accumulate-allreduce-grads-in-fp32) and reduced them in fp16 (Transformer::grad_reduce_bytes).
   double weight_bytes = 2, grad_bytes = 4, optimizer_bytes = 12;
   double usable_memory_fraction = 0.92;  // of HBM, after CUDA context and allocator fragmentation
 };

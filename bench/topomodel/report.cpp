@@ -181,7 +181,7 @@ void print_compute_lines(const model::StepResult& r, const Line& line) {
   line("  mlp", ops.mlp_us, "MLP GEMMs (fc1, fc2)");
   line("  attention", ops.attention_us, "attention core (flash kernel, or QK^T/softmax/dropout/PV)");
   line("  elementwise", ops.elementwise_us, "norms, residual adds, dropout, activation, RoPE: bytes / HBM");
-  line("  grad_accum", ops.grad_accumulation_us, "bf16 weight gradients added into fp32 main grads: bytes / HBM");
+  line("  grad_accum", ops.grad_accumulation_us, "weight gradients added into the main grads: bytes / HBM");
   if (r.logits_us > 0) line("  logits", r.logits_us, "output-layer GEMMs and fp32 cross-entropy");
 }
 
@@ -221,8 +221,8 @@ void print_step_breakdown(const model::StepResult& r) {
            : fmt::format("{:g} x send of {} ({:.1f} us each)", t.pp_per_step,
                          human_bytes(static_cast<double>(t.pp_bytes)), r.comm.pp.time_us));
   line("bubble", r.bubble_us,
-       fmt::format("(pp-1)/(v m) = {}/({} x {}) of the busy time", r.placement[model::Dim::PP] - 1,
-                   r.config.virtual_stages, r.microbatches));
+       fmt::format("fill + drain: the other {} stages' micro-batch / v ({}), against m = {}",
+                   r.placement[model::Dim::PP] - 1, r.config.virtual_stages, r.microbatches));
   line("dp_exposed", r.dp_exposed_us,
        t.dp_per_step > 0
            ? fmt::format("{} {} of {} takes {:.1f} ms; {}", model::to_string(r.comm.dp.algorithm),

@@ -23,6 +23,8 @@ void TrainingOptions::add_to(CLI::App& command, bool model_required) {
   command.add_option("--recompute", recompute, "activation recomputation: none, selective, full")->capture_default_str();
   command.add_flag("--sequence-parallel", sequence_parallel, "TP as reduce-scatter + all-gather, activations split");
   command.add_flag("--distributed-optimizer", distributed_optimizer, "shard optimizer state over DP (RS + AG)");
+  command.add_flag("--free-stage-inputs", free_stage_inputs,
+                   "free each pipeline stage's input after its forward (Llama 3; not with full recompute)");
   command.add_flag("--no-dp-overlap", no_dp_overlap, "gradient reduction after the backward pass, fully exposed");
   command.add_option("--zero-stage", zero_stage, "shard over DP: 1 optimizer, 2 + gradients, 3 + weights (FSDP)")
       ->capture_default_str()
@@ -36,9 +38,17 @@ void TrainingOptions::add_to(CLI::App& command, bool model_required) {
                      "interleaving: micro-batches per round (Llama 3's N; 0 = pp, Megatron's)")
       ->capture_default_str()
       ->check(integer_in(0, model::limits::kMaxGlobalBatch));
+  command.add_option("--main-grad-bytes", main_grad_bytes,
+                     "bytes per main gradient, held, accumulated and DP-reduced (default 4, fp32; Megatron-LM "
+                     "2021's --fp16 runs: 2)")
+      ->check(integer_in(1, static_cast<int>(model::limits::kMaxBytesPerValue)));
 }
 
-model::Transformer TrainingOptions::workload() const { return model::resolve_workload(model); }
+model::Transformer TrainingOptions::workload() const {
+  model::Transformer m = model::resolve_workload(model);
+  if (main_grad_bytes > 0) m.grad_reduce_bytes = main_grad_bytes;  // the DP reduction carries them
+  return m;
+}
 
 model::TrainingConfig TrainingOptions::config() const {
   model::TrainingConfig c;
@@ -55,6 +65,8 @@ model::TrainingConfig TrainingOptions::config() const {
   c.lighter_edge_stages = lighter_edge_stages;
   c.round_microbatches = round_microbatches;
   c.dp_overlap = !no_dp_overlap;
+  c.free_stage_inputs = free_stage_inputs;
+  if (main_grad_bytes > 0) c.grad_bytes = main_grad_bytes;
   return c;
 }
 

@@ -23,6 +23,8 @@ struct TrainingOptions {
   int lighter_edge_stages = 0;       // --lighter-edge-stages
   int round_microbatches = 0;        // --round-microbatches (0: pp)
   bool no_dp_overlap = false;
+  bool free_stage_inputs = false;    // --free-stage-inputs
+  int main_grad_bytes = 0;           // --main-grad-bytes (0: not given, fp32 4)
 
   void add_to(CLI::App& command, bool model_required);
   model::Transformer workload() const;

@@ -49,6 +49,10 @@ TEST(Compute, ElementwiseKernelsAreBytesOverHbmPlusAKernelFloorEach) {
   EXPECT_NEAR(c.layer.elementwise_us, 23 + 26, 1e-9);
   // Gradient accumulation: (12 h^2 + 13 h) / tp parameters x 10 bytes / 1000 GB/s + 4 kernels.
   EXPECT_NEAR(c.layer.grad_accumulation_us, (12e6 + 13e3) / 2 * 10 / 1e12 * 1e6 + 16, 1e-9);
+  // fp16 main gradients (Megatron-LM 2021's sc21 runs): 2 + 2 x 2 = 6 bytes per parameter.
+  const MicroBatchCompute fp16 =
+      micro_batch_compute(gemm_gpu("test"), tiny_gpt(), {1, Recompute::None, false, 2}, tp(2));
+  EXPECT_NEAR(fp16.layer.grad_accumulation_us, (12e6 + 13e3) / 2 * 6 / 1e12 * 1e6 + 16, 1e-9);
   // Sequence parallelism splits the h-wide ones over tp: 1.1e6 + 8e5 bytes.
   const MicroBatchCompute sp = micro_batch_compute(gemm_gpu("test"), tiny_gpt(), {1, Recompute::None, true}, tp(2));
   EXPECT_NEAR(sp.layer.elementwise_us, 1.9 + 20 + 3.8 + 20, 1e-9);
@@ -162,8 +166,21 @@ TEST(Memory, Llama3PublishedConfigurationIsExpressibleAndItsActivationsAreCounte
   const MemoryUse u16k = memory_use(m, c, tp(8, 16, 128), gpu_spec("H100"));
   EXPECT_DOUBLE_EQ(u16k.in_flight_layers, 128);
   EXPECT_TRUE(u16k.fits()) << u16k.total_GB;
-  std::printf("Llama 3 405B, 8192 H100: %.1f GB (weights %.1f, grads %.1f, optimizer %.1f, activations %.1f) of %.1f\n",
-              u.total_GB, u.weights_GB, u.grads_GB, u.optimizer_GB, u.activations_GB, u.usable_GB);
+  // Llama 3 frees each stage's input once its forward has used it (Sec. 3.3.2): 141 chunk inputs
+  // of 8192 tokens x h x 2 bytes / tp 8 fewer, and the published configuration fits.
+  TrainingConfig freed = c;
+  freed.free_stage_inputs = true;
+  const MemoryUse f = memory_use(m, freed, tp(8, 16, 64), gpu_spec("H100"));
+  EXPECT_NEAR(f.activations_GB, u.activations_GB - 141 * 8192.0 * 16384 * 2 / 8 / 1e9, 1e-9);
+  EXPECT_TRUE(f.fits()) << f.total_GB;
+  // Under full recomputation the stage input is the checkpoint: nothing is freed.
+  freed.recompute = c.recompute = Recompute::Full;
+  EXPECT_DOUBLE_EQ(memory_use(m, freed, tp(8, 16, 64), gpu_spec("H100")).total_GB,
+                   memory_use(m, c, tp(8, 16, 64), gpu_spec("H100")).total_GB);
+  std::printf("Llama 3 405B, 8192 H100: %.1f GB (weights %.1f, grads %.1f, optimizer %.1f, activations %.1f) of %.1f; "
+              "stage inputs freed: %.1f GB (activations %.1f)\n",
+              u.total_GB, u.weights_GB, u.grads_GB, u.optimizer_GB, u.activations_GB, u.usable_GB, f.total_GB,
+              f.activations_GB);
 }
 
 // Negative check (derivable): GPT-3 175B at tp8 pp8 without recomputation, sequence parallelism or
@@ -174,6 +191,8 @@ TEST(Memory, Gpt3WithoutRecomputationDoesNotFitAnA100) {
   const Transformer m = workload_preset("gpt3-175b");
   TrainingConfig c;
   c.recompute = Recompute::None;
+  c.grad_bytes = 2;  // fp16 main gradients, as Megatron-LM's sc21 runs (examples/sc21/CONFIG.sh)
+  c.free_stage_inputs = true;  // freeing the stage inputs does not rescue it either
   const MemoryUse u = memory_use(m, c, tp(8, 8, 16), gpu_spec("A100"));
   EXPECT_FALSE(u.fits()) << u.total_GB;
   EXPECT_GT(u.total_GB, 80.0);

@@ -84,12 +84,13 @@ TEST(Step, HandComputedTwoNodesOfTwoGpus) {
   EXPECT_EQ(r.comm.traffic.pp_gather_bytes, 200'000u);
   EXPECT_NEAR(r.comm.pp_gather.time_us, 1.0, 1e-6);
   EXPECT_NEAR(r.pp_us, 24.0, 1e-6);
-  // Bubble (p-1)/(v m) = 1/4 of busy; no DP; the optimizer step last.
+  // Bubble: fill and drain cross the other stage once, stage 0, whose micro-batch is the last
+  // stage's (busy / m) without the logits; no DP; the optimizer step last.
   const double busy = r.compute_us + 96.0 + 24.0;
-  EXPECT_NEAR(r.bubble_us, busy / 4, 1e-6);
+  EXPECT_NEAR(r.bubble_us, busy / 4 - mb.logits_us, 1e-6);
   EXPECT_DOUBLE_EQ(r.dp_exposed_us, 0.0);
   EXPECT_GT(r.optimizer_us, 0.0);
-  EXPECT_NEAR(r.step_us, busy * 1.25 + r.optimizer_us, 1e-6);
+  EXPECT_NEAR(r.step_us, busy + r.bubble_us + r.optimizer_us, 1e-6);
   // Per token: forward layer 24 h^2 + 4 s h = 24.4e6, logits 2 h V = 2e6; HFU = 3 x (4 x 24.4e6 +
   // 2e6) + 4 x 24.4e6 = 396.4e6 FLOPs per token, 400 tokens over 4 GPUs.
   EXPECT_NEAR(r.hardware_tflops_per_gpu, 400 * 396.4e6 / 4 / (r.step_us * 1e-6) / 1e12, 1e-9);
@@ -106,11 +107,31 @@ TEST(Step, InterleavingDividesTheBubbleByV) {
   const StepResult plain = step(cost, tiny_gpt(), c, p);
   c.virtual_stages = 2;
   const StepResult interleaved = step(cost, tiny_gpt(), c, p);
-  // v = 2: bubble 1/(2 x 4) of busy; busy has twice the p2p sends.
+  // v = 2: the fill and drain of stage 0's micro-batch (the last stage's without the logits) / 2;
+  // busy has twice the p2p sends.
   const double busy = interleaved.compute_us + interleaved.tp_us + interleaved.pp_us;
-  EXPECT_NEAR(interleaved.bubble_us, busy / 8, 1e-9);
+  const double logits = micro_batch_compute(tiny_gpt(), c, p, gpu_spec("test")).logits_us;
+  EXPECT_NEAR(interleaved.bubble_us, (busy / 4 - logits) / 2, 1e-9);
   EXPECT_NEAR(interleaved.pp_us, 2 * plain.pp_us, 1e-9);
   EXPECT_LT(interleaved.step_us, plain.step_us);
+}
+
+// 1F1B's fill and drain cross every stage but the slowest once: with uneven stages the bubble is
+// the sum of the others' micro-batches, not (p-1) x the slowest's.
+TEST(Step, TheBubbleIsTheOtherStagesFillAndDrain) {
+  CostModel cost(testing::tiny_cluster());
+  TrainingConfig c;
+  c.global_batch = 4;
+  c.stage_layers = {3, 1};
+  Placement p;
+  p[Dim::PP] = 2;
+  p[Dim::DP] = 2;
+  const StepResult r = step(cost, tiny_gpt(), c, p);
+  const MicroBatchCompute mb = micro_batch_compute(tiny_gpt(), c, p, gpu_spec("test"));
+  ASSERT_EQ(r.critical_layers, 3);  // 3 layers outweigh 1 layer + logits
+  EXPECT_EQ(r.tp_us, 0.0);
+  EXPECT_NEAR(r.bubble_us, mb.layer.total_us() + mb.logits_us + r.pp_us / r.microbatches, 1e-6);
+  EXPECT_LT(r.bubble_us, (r.compute_us + r.pp_us) / r.microbatches);
 }
 
 TEST(Step, OnlyTheDataParallelReductionAfterTheLastBackwardIsExposed) {
