@@ -165,4 +165,62 @@ LinkFit fit_link(std::span<const LinkSample> samples, uint64_t piece_bytes, cons
   }
 }
 
+namespace {
+
+// The used samples of one segment, smallest first.
+std::vector<LinkSample> segment(std::span<const LinkSample> samples, const std::vector<bool>& used,
+                                bool (*in_segment)(uint64_t bytes)) {
+  std::vector<LinkSample> out;
+  for (size_t i = 0; i < samples.size(); ++i)
+    if (used[i] && in_segment(samples[i].bytes)) out.push_back(samples[i]);
+  std::sort(out.begin(), out.end(), [](const LinkSample& a, const LinkSample& b) { return a.bytes < b.bytes; });
+  return out;
+}
+
+// The least-squares slope of time over bytes, in us per byte; 0 when the sizes are all alike.
+double slope_us_per_byte(const std::vector<LinkSample>& points) {
+  double mean_x = 0, mean_y = 0;
+  for (const auto& p : points) mean_x += static_cast<double>(p.bytes), mean_y += p.one_way_us;
+  mean_x /= static_cast<double>(points.size()), mean_y /= static_cast<double>(points.size());
+  double sxy = 0, sxx = 0;
+  for (const auto& p : points) {
+    const double dx = static_cast<double>(p.bytes) - mean_x;
+    sxy += dx * (p.one_way_us - mean_y), sxx += dx * dx;
+  }
+  return sxx > 0 ? sxy / sxx : 0;
+}
+
+}  // namespace
+
+LinkFit fit_link_two_segment(std::span<const LinkSample> samples, const std::string& link_class) {
+  check_samples(samples, link_class);
+  LinkFit fit;
+  fit.used = not_descheduled(samples);
+  std::vector<LinkSample> all = segment(samples, fit.used, [](uint64_t) { return true; });
+  std::vector<LinkSample> large = segment(samples, fit.used, [](uint64_t b) { return b >= kLargeSegmentBytes; });
+  std::vector<LinkSample> small = segment(samples, fit.used, [](uint64_t b) { return b <= kSmallSegmentBytes; });
+  if (large.size() < 2 || large.front().bytes == large.back().bytes)
+    large.assign(all.end() - std::min<std::ptrdiff_t>(2, static_cast<std::ptrdiff_t>(all.size())), all.end());
+  if (small.empty() && !all.empty()) small.push_back(all.front());
+  const double us_per_byte = large.size() >= 2 ? slope_us_per_byte(large) : 0;
+  if (!(us_per_byte > 0))
+    throw InputError(fmt::format("link class \"{}\": the large sizes' times do not grow with size, so no bandwidth "
+                                 "can be fitted",
+                                 link_class));
+  std::vector<double> latencies;
+  for (const auto& s : small) latencies.push_back(s.one_way_us - static_cast<double>(s.bytes) * us_per_byte);
+  fit.link = {std::max(0.0, median(latencies)), 1e-3 / us_per_byte, 0.0};
+  for (const auto& s : samples) {
+    fit.fitted_us.push_back(message_time_us(fit.link, s.bytes, 0));
+    fit.residual.push_back(fit.fitted_us.back() / s.one_way_us - 1);
+  }
+  return fit;
+}
+
+std::vector<LinkClassFit> fit_link_classes(std::span<const LinkClassSamples> classes) {
+  std::vector<LinkClassFit> fits;
+  for (const auto& c : classes) fits.push_back({c.link_class, c.samples, fit_link_two_segment(c.samples, c.link_class)});
+  return fits;
+}
+
 }  // namespace ringbench::model

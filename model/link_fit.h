@@ -15,6 +15,11 @@
 // standard deviations), as long as six or more points are in use: one of ringbench's six sizes at
 // most. A parameter the data drive below zero is fixed at zero and the rest refitted. Pure
 // arithmetic; no I/O.
+//
+// fit_link_two_segment() is the fit `--algo auto` prices its candidates with (issue 13): the
+// latency from the small sizes alone, the bandwidth from the slope of the large sizes alone, and
+// no per-piece overhead (at large sizes the pieces grow with the bytes, so the slope holds them).
+// A fitted latency is then never above the small calls' median time, however the middle sizes fall.
 
 #include <cstdint>
 #include <span>
@@ -49,5 +54,30 @@ struct LinkFit {
 // Throws InputError naming `link_class` with fewer than 2 samples of distinct sizes, a sample
 // that is not a positive finite time, or data that give no positive bandwidth.
 LinkFit fit_link(std::span<const LinkSample> samples, uint64_t piece_bytes, const std::string& link_class);
+
+// The two segments of fit_link_two_segment(): sizes up to kSmallSegmentBytes give the latency,
+// sizes from kLargeSegmentBytes the bandwidth (ringbench's link test: 64 B and 1 KiB; 256 KiB,
+// 1 MiB and 4 MiB). With fewer than two large sizes, the two largest sizes give the slope; with
+// no small size, the smallest gives the latency.
+inline constexpr uint64_t kSmallSegmentBytes = 4 << 10;
+inline constexpr uint64_t kLargeSegmentBytes = 128 << 10;
+
+// bandwidth = the least-squares slope over the large sizes; latency = the median over the small
+// sizes of (time - bytes / bandwidth), at least 0. Descheduled sizes are dropped first, as in
+// fit_link(); message_overhead_us is 0. Throws InputError naming `link_class` as fit_link() does.
+LinkFit fit_link_two_segment(std::span<const LinkSample> samples, const std::string& link_class);
+
+// One link class's figures ("same host", "across hosts") and its two-segment fit.
+struct LinkClassSamples {
+  std::string link_class;
+  std::vector<LinkSample> samples;
+};
+struct LinkClassFit {
+  std::string link_class;
+  std::vector<LinkSample> samples;
+  LinkFit fit;
+};
+// Every class, in the order given, by fit_link_two_segment().
+std::vector<LinkClassFit> fit_link_classes(std::span<const LinkClassSamples> classes);
 
 }  // namespace ringbench::model

@@ -1,63 +1,122 @@
 #include "algorithm_choice.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
 
-#include "link_test.h"
-#include "statistics/order_statistics.h"
-#include "statistics/robust_fit.h"
-#include "transport/collectives/ring_allreduce.h"
+#include "machine_probes.h"
+#include "model/error.h"
+#include "model/measured_machine.h"
+#include "model/plan_cost.h"
+#include "run_conditions.h"
+#include "spec/algorithm_spec.h"
 #include "transport/communicator.h"
 
 namespace ringbench {
 
-const std::vector<double>& link_fit_chunk_bytes() {
-  static const std::vector<double> sizes = {64, 1 << 10, 16 << 10, 256 << 10, 1 << 20};
-  return sizes;
+namespace {
+
+bool may_pick(const Algorithm& algorithm, uint64_t bytes) {
+  return !(algorithm.name() == "naive" && bytes > kNaiveLargestBytes);
 }
 
-LinkModel fit_link_model(Communicator& comm) {
-  const int n = comm.size();
-  if (n == 1) return {};
-  // Each size's figure is the median of repetitions of the streamed ring exchange (one step of a
-  // ring all-reduce, 2(N-1) of them back to back, as its calls stream them), so one descheduled
-  // repetition cannot move it; then the line through all sizes is fitted by Theil-Sen.
-  constexpr int kRepetitions = 7;
-  const std::vector<double>& sizes = link_fit_chunk_bytes();
-  std::vector<double> seconds;
-  for (double bytes : sizes) {
-    std::vector<double> repetitions;
-    for (int i = 0; i < kRepetitions; ++i)
-      repetitions.push_back(ring_exchange_seconds(comm, static_cast<uint64_t>(bytes), 1, 2 * (n - 1)));
-    seconds.push_back(stats::median(repetitions));
+// Rank 0's link-test points, one list per link class in the order measured.
+std::vector<model::LinkClassSamples> by_class(const std::vector<LinkPoint>& points) {
+  std::vector<model::LinkClassSamples> classes;
+  for (const LinkPoint& p : points) {
+    auto it = std::find_if(classes.begin(), classes.end(), [&](const auto& c) { return c.link_class == p.link_class; });
+    if (it == classes.end()) {
+      classes.push_back({p.link_class, {}});
+      it = classes.end() - 1;
+    }
+    it->samples.push_back({p.bytes, p.one_way_us});
   }
-  // Every rank must pick the same algorithm: agree on the slowest rank's figures.
-  CollectiveCall call{DataType::Float64, ReduceOp::Max, std::as_writable_bytes(std::span(seconds)), seconds.size(), 0};
-  ring_allreduce().run(comm, call);
-  const stats::Line line = stats::theil_sen_fit(sizes, seconds);
-  return {std::max(0.0, line.intercept), std::max(0.0, line.slope)};
+  return classes;
 }
 
-double predicted_seconds(const Algorithm& algorithm, const LinkModel& model, std::span<const int> host_of_rank,
-                         size_t count, size_t element_bytes) {
-  const int world = static_cast<int>(host_of_rank.size());
-  uint64_t busiest = 0;
-  for (int r = 0; r < world; ++r)
-    busiest = std::max(busiest, algorithm.placed_payload_bytes_sent(r, host_of_rank, count, element_bytes, 0));
-  return algorithm.steps(world) * model.alpha_s + static_cast<double>(busiest) * model.beta_s;
+const model::LinkClassFit* find_fit(const std::vector<model::LinkClassFit>& fits, const char* link_class) {
+  for (const auto& f : fits)
+    if (f.link_class == link_class) return &f;
+  return nullptr;
 }
 
-std::vector<const Algorithm*> shortlist(const std::vector<const Algorithm*>& candidates, const LinkModel& model,
-                                        std::span<const int> host_of_rank, size_t count, size_t element_bytes) {
-  std::vector<std::pair<double, const Algorithm*>> priced;
+// The measured machine of topomodel calibrate (bench/topomodel/calibration.cpp), from auto's fits.
+// With one rank per host there is no same-host class; the across-hosts fit stands in for it (no
+// transfer then stays on a host, and the kernel copy rate is capped by the memcpy probe anyway).
+model::Cluster machine_of(const AutoMachine& m, std::span<const int> host_of_rank, uint64_t piece_bytes) {
+  const model::LinkClassFit* same = find_fit(m.fits, "same host");
+  const model::LinkClassFit* across = find_fit(m.fits, "across hosts");
+  if (!same && !across) throw model::InputError("auto: the link test measured no link class");
+  const int hosts = *std::max_element(host_of_rank.begin(), host_of_rank.end()) + 1;
+  std::vector<int> ranks_on(static_cast<size_t>(hosts), 0);
+  for (int h : host_of_rank) ++ranks_on[static_cast<size_t>(h)];
+  model::MachineMeasurements mm;
+  mm.name = "auto";
+  mm.description = "measured by ringbench --algo auto: this run's link test and core probes";
+  mm.hosts = hosts;
+  mm.ranks_per_host = *std::max_element(ranks_on.begin(), ranks_on.end());
+  mm.cores_per_host = usable_cores();
+  mm.reduce_GBps = m.reduce_GBps, mm.copy_GBps = m.copy_GBps;
+  mm.same_host = (same ? same : across)->fit.link;
+  if (across) mm.across_hosts = across->fit.link;
+  mm.piece_bytes = piece_bytes;
+  return model::measured_machine(mm);
+}
+
+}  // namespace
+
+AutoMachine measure_auto_machine(Communicator& comm, std::span<const int> host_of_rank, DataType dtype, ReduceOp op) {
+  AutoMachine m;
+  if (comm.size() == 1) {
+    m.why = "one rank, nothing to price";
+    return m;
+  }
+  const std::vector<LinkPoint> points = measure_link_classes(comm);  // collective; rank 0's points
+  if (comm.rank() != 0) return m;
+  const CoreRates rates = measure_core_rates(dtype, op);
+  m.reduce_GBps = rates.reduce_GBps, m.copy_GBps = rates.copy_GBps;
+  try {
+    m.fits = model::fit_link_classes(by_class(points));
+    m.machine = machine_of(m, host_of_rank, comm.pipeline_piece(element_size(dtype)));
+  } catch (const model::InputError& e) {
+    m.machine.reset();
+    m.why = e.what();
+  }
+  return m;
+}
+
+std::vector<double> price_candidates(const std::vector<const Algorithm*>& candidates, const model::Cluster& machine,
+                                     std::span<const int> host_of_rank, size_t count, size_t element_bytes, int root,
+                                     uint64_t piece_bytes) {
+  std::vector<double> prices;
   for (const Algorithm* a : candidates) {
-    if (a->name() == "naive" && count * element_bytes > kNaiveLargestBytes) continue;
-    priced.emplace_back(predicted_seconds(*a, model, host_of_rank, count, element_bytes), a);
+    const spec::AlgorithmSpec* spec = spec::find_algorithm_spec(to_string(a->collective()), a->name());
+    if (!spec || !may_pick(*a, count * element_bytes)) {
+      prices.push_back(std::numeric_limits<double>::infinity());
+      continue;
+    }
+    const model::PlanCall call{spec,  count, element_bytes, root, std::vector<int>(host_of_rank.begin(), host_of_rank.end()),
+                               piece_bytes, 0.0};
+    prices.push_back(model::plan_cost(machine, call).time_us);
   }
-  std::sort(priced.begin(), priced.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-  std::vector<const Algorithm*> list;
-  for (const auto& [seconds, algorithm] : priced)
-    if (list.empty() || seconds <= kShortlistFactor * priced.front().first) list.push_back(algorithm);
-  return list;
+  return prices;
+}
+
+std::vector<size_t> contenders(const std::vector<const Algorithm*>& candidates, std::span<const double> predicted_us,
+                               uint64_t bytes) {
+  std::vector<size_t> order;
+  if (predicted_us.empty()) {
+    for (size_t i = 0; i < candidates.size(); ++i)
+      if (may_pick(*candidates[i], bytes)) order.push_back(i);
+    return order;
+  }
+  for (size_t i = 0; i < candidates.size() && i < predicted_us.size(); ++i)
+    if (std::isfinite(predicted_us[i]) && may_pick(*candidates[i], bytes)) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return predicted_us[a] < predicted_us[b]; });
+  if (order.size() > 2) order.resize(2);
+  if (order.size() == 2 && predicted_us[order[1]] > RacePolicy::kCloseRatio * predicted_us[order[0]]) order.resize(1);
+  return order;
 }
 
 }  // namespace ringbench

@@ -1,59 +1,78 @@
 #pragma once
-// `--algo auto`: picks, per size, one of ringbench's own algorithms, in two stages.
-//  1. The model shortlists: an alpha-beta model, with alpha (seconds per step) and beta (seconds
-//     per byte on one link) fitted by Theil-Sen to medians of this run's own link test at several
-//     chunk sizes, prices every candidate:
-//       steps(N) x alpha + (payload bytes of its busiest rank) x beta
-//     and keeps those within kShortlistFactor of the cheapest.
-//  2. A race decides: the shortlisted algorithms take turns at the size, a clear loser leaves,
-//     and the lowest median wins (Sweep::auto_pick, statistics/race.h; rank 0 decides and every
-//     rank follows).
-// Why both: alpha-beta prices steps and bytes, not what this host does with them (a reduction
-// that cannot overlap the receive, non-neighbour traffic, ranks sharing cores), so on its own it
-// ranked rhd above ring at large sizes where rhd measured up to 47% slower; the trial catches that,
-// and the model keeps the trial to the few algorithms that could win.
-// naive, the foil ((N-1) x the data per rank), is a candidate only up to kNaiveLargestBytes.
-// The crossover summary then reports the regret: how much slower the pick was than the measured
-// winner at each size, where the intervals separate.
+// `--algo auto`: picks, per size, one of ringbench's own algorithms, with the topology model and
+// the specification every other part uses (issues 13 and 15), in two stages.
+//  1. The model prices. Before auto's first size, ringbench measures this machine as `topomodel
+//     calibrate` reads it: each link class's ping-pong at link_probe_bytes() and one core's reduce
+//     and copy rates (machine_probes.h). Each class gets the two-segment fit (latency from the
+//     small sizes, bandwidth from the large sizes' slope: model/link_fit.h), the whole a measured
+//     machine (model/measured_machine.h), and each candidate's price is model::plan_cost() of the
+//     specification's plan (spec/) on it: the steps, peers and bytes the transport runs, with the
+//     shared-cores rule for ranks that share a core.
+//  2. A race settles a close call. When the second cheapest is priced within
+//     RacePolicy::kCloseRatio of the cheapest, the two take turns on the real wire and the lower
+//     median wins (Sweep::auto_pick, statistics/race.h; rank 0 decides and every rank follows);
+//     otherwise the cheapest is picked unraced.
+// Without a model (one rank, or a link test that gives no bandwidth), every allowed candidate
+// races. naive, the foil ((N-1) x the data per rank), is a candidate only up to
+// kNaiveLargestBytes. The crossover summary then reports the regret: how much slower the pick was
+// than the measured winner at each size, where the intervals separate.
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
+#include "model/cluster.h"
+#include "model/link_fit.h"
 #include "transport/algorithm.h"
+#include "transport/data_type.h"
 
 namespace ringbench {
 
 class Communicator;
 
-// Candidates priced within this factor of the cheapest go to the trial: wide enough that the
-// model's blind spots (above) cannot hide the winner, narrow enough to leave out algorithms that
-// move several times the bytes.
-inline constexpr double kShortlistFactor = 2.0;
-// The largest size at which naive, the foil, may be picked (the issue's bound for auto).
+// The largest size at which naive, the foil, may be picked (issue 13's bound for auto).
 inline constexpr uint64_t kNaiveLargestBytes = 64 << 10;
 
-struct LinkModel {
-  double alpha_s = 0;  // per step
-  double beta_s = 0;   // per byte
+// When auto races and for how long: named here, printed in the header, documented in
+// docs/algorithms.md. The race takes turns of kCallsPerTurn calls, so a slow phase of a noisy
+// machine hits both alike; from the kMinTurns-th turn on, a candidate whose interval lies wholly
+// above the leader's leaves; it ends with one left, after kMaxTurns turns, or once --max-time is
+// spent, and the lowest median wins.
+struct RacePolicy {
+  // The model's second cheapest races the cheapest when priced within this ratio of it: the
+  // model's error on this machine (docs/model.md) is of this order, so a closer call is the wire's.
+  static constexpr double kCloseRatio = 1.15;
+  static constexpr int kMinTurns = 3;
+  static constexpr int kMaxTurns = 25;
+  static constexpr int kCallsPerTurn = 4;
 };
 
-// The chunk sizes the link model is fitted on.
-const std::vector<double>& link_fit_chunk_bytes();
+// The machine auto prices on, as rank 0 measured it.
+struct AutoMachine {
+  std::optional<model::Cluster> machine;   // empty: no model (see why)
+  std::vector<model::LinkClassFit> fits;   // per link class, for the header line
+  double reduce_GBps = 0, copy_GBps = 0;   // one core's
+  std::string why;                         // empty, or why there is no model
+};
 
-// Measures the ring link at link_fit_chunk_bytes() and fits the line. Collective: every rank calls
-// it and gets the same model (the slowest rank's figures, agreed over our ring).
-LinkModel fit_link_model(Communicator& comm);
+// Collective: every rank calls it, the link test and probes run on rank 0 and its partners; the
+// result is rank 0's (the others get an empty AutoMachine, and follow rank 0's picks).
+AutoMachine measure_auto_machine(Communicator& comm, std::span<const int> host_of_rank, DataType dtype, ReduceOp op);
 
-// host_of_rank: each rank's host index (host_placement()), so host-aware algorithms are priced
-// for the placement at hand.
-double predicted_seconds(const Algorithm& algorithm, const LinkModel& model, std::span<const int> host_of_rank,
-                         size_t count, size_t element_bytes);
+// Each candidate's predicted time in us, aligned with `candidates`: model::plan_cost() of its
+// specification's plan on `machine`; +infinity for one auto may not pick at this size (naive above
+// kNaiveLargestBytes) or that has no specification.
+std::vector<double> price_candidates(const std::vector<const Algorithm*>& candidates, const model::Cluster& machine,
+                                     std::span<const int> host_of_rank, size_t count, size_t element_bytes, int root,
+                                     uint64_t piece_bytes);
 
-// The candidates the trial should run, cheapest predicted first (stage 1 above); never empty when
-// some candidate other than naive exists.
-std::vector<const Algorithm*> shortlist(const std::vector<const Algorithm*>& candidates, const LinkModel& model,
-                                        std::span<const int> host_of_rank, size_t count, size_t element_bytes);
+// Indices into `candidates` of those auto runs at `bytes`, cheapest first: with prices, the
+// cheapest, and the second when priced within RacePolicy::kCloseRatio of it; without (empty
+// `predicted_us`), every candidate auto may pick. Never empty when some candidate may be picked.
+std::vector<size_t> contenders(const std::vector<const Algorithm*>& candidates, std::span<const double> predicted_us,
+                               uint64_t bytes);
 
 }  // namespace ringbench

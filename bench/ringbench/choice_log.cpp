@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "byte_size.h"
 #include "statistics/order_statistics.h"
 #include "transport/debug_log.h"
@@ -37,29 +39,45 @@ void log_size_plan(const Communicator& comm, const Algorithm& algorithm, uint64_
               format_byte_size(comm.pipeline_piece(element_bytes)));
 }
 
-void log_auto_pick(const Communicator& comm, uint64_t bytes, const LinkModel& model, std::span<const int> host_of_rank,
-                   size_t element_bytes, const std::vector<const Algorithm*>& shortlisted,
-                   const std::vector<std::vector<double>>& trial_calls_us, size_t picked) {
-  if (!coll_info_on() || shortlisted.empty()) return;
-  const size_t count = bytes / element_bytes;
-  std::string priced, trials;
-  for (size_t i = 0; i < shortlisted.size(); ++i) {
-    const double us = predicted_seconds(*shortlisted[i], model, host_of_rank, count, element_bytes) * 1e6;
-    priced += fmt::format("{}{} {:.1f} us", priced.empty() ? "" : ", ", shortlisted[i]->name(), us);
-    if (i < trial_calls_us.size() && !trial_calls_us[i].empty())
-      trials += fmt::format("{}{} {:.1f} us over {} calls", trials.empty() ? "" : ", ", shortlisted[i]->name(),
-                            stats::median(trial_calls_us[i]), trial_calls_us[i].size());
+namespace {
+
+std::string prices_text(const std::vector<const Algorithm*>& candidates, std::span<const double> predicted_us,
+                        std::string_view without_prices) {
+  if (predicted_us.empty()) return fmt::format("no model prices ({})", without_prices);
+  std::string text;
+  for (size_t i = 0; i < candidates.size() && i < predicted_us.size(); ++i)
+    if (std::isfinite(predicted_us[i]))
+      text += fmt::format("{}{} {:.1f} us", text.empty() ? "" : ", ", candidates[i]->name(), predicted_us[i]);
+  return "the model priced " + text;
+}
+
+std::string race_text(const std::vector<const Algorithm*>& candidates, bool priced, std::string_view without_prices,
+                      const std::vector<size_t>& raced, const std::vector<std::vector<double>>& calls_us) {
+  if (raced.size() < 2) return priced ? "no race (the next is priced beyond the close ratio)" : "no race (one candidate)";
+  std::string names, medians;
+  for (size_t i : raced) {
+    names += fmt::format("{}{}", names.empty() ? "" : ", ", candidates[i]->name());
+    if (i < calls_us.size() && !calls_us[i].empty())
+      medians += fmt::format("{}{} {:.1f} us over {} calls", medians.empty() ? "" : ", ", candidates[i]->name(),
+                             stats::median(calls_us[i]), calls_us[i].size());
   }
-  if (trials.empty())
-    trials = shortlisted.size() == 1 ? "no trial (one candidate)" : "trial medians on rank 0 only";
-  else
-    trials = "trial medians " + trials;
-  debug::info(debug::Subsys::Coll, comm.rank(),
-              "auto at {}: the link model (alpha {:.1f} us per step, beta {:.3f} GB/s) shortlisted {} (within {}x "
-              "of the cheapest); {}; picked {}",
-              size_text(shortlisted.front()->collective(), bytes, element_bytes), model.alpha_s * 1e6,
-              model.beta_s > 0 ? 1e-9 / model.beta_s : 0.0, priced, kShortlistFactor, trials,
-              shortlisted[picked]->name());
+  return fmt::format("raced {} ({}): {}", names,
+                     priced ? fmt::format("priced within {:.0f}%", (RacePolicy::kCloseRatio - 1) * 100)
+                            : std::string(without_prices),
+                     medians.empty() ? "medians on rank 0 only" : "medians " + medians);
+}
+
+}  // namespace
+
+void log_auto_pick(const Communicator& comm, uint64_t bytes, size_t element_bytes,
+                   const std::vector<const Algorithm*>& candidates, std::span<const double> predicted_us,
+                   std::string_view without_prices, const std::vector<size_t>& raced,
+                   const std::vector<std::vector<double>>& calls_us, size_t picked) {
+  if (!coll_info_on() || candidates.empty() || picked >= candidates.size()) return;
+  debug::info(debug::Subsys::Coll, comm.rank(), "auto at {}: {}; {}; picked {}",
+              size_text(candidates.front()->collective(), bytes, element_bytes),
+              prices_text(candidates, predicted_us, without_prices),
+              race_text(candidates, !predicted_us.empty(), without_prices, raced, calls_us), candidates[picked]->name());
 }
 
 }  // namespace ringbench

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "algorithm_choice.h"
@@ -21,14 +22,16 @@ namespace ringbench {
 void log_size_plan(const Communicator& comm, const Algorithm& algorithm, uint64_t bytes, size_t element_bytes,
                    int root);
 
-// "auto at allreduce 1M (262144 x 4 B): the link model (alpha 31.2 us per step, beta 1.200 GB/s)
-// shortlisted ring 912.0 us, rhd 1104.0 us (within 2x of the cheapest); trial medians ring 850.0 us
-// over 24 calls, rhd 1020.0 us over 12 calls; picked ring". shortlisted: shortlist()'s answer;
-// trial_calls_us: each shortlisted algorithm's trial call times as rank 0 holds them (empty on the
-// other ranks, and when the shortlist had one entry and no trial ran); picked: the index into
-// shortlisted that every rank agreed on.
-void log_auto_pick(const Communicator& comm, uint64_t bytes, const LinkModel& model, std::span<const int> host_of_rank,
-                   size_t element_bytes, const std::vector<const Algorithm*>& shortlisted,
-                   const std::vector<std::vector<double>>& trial_calls_us, size_t picked);
+// "auto at allreduce 1M (262144 x 4 B): the model priced ring 912.0 us, rhd 1004.0 us, tree 2210.0 us;
+// raced ring, rhd (priced within 15%): medians ring 850.0 us over 24 calls, rhd 1020.0 us over 12
+// calls; picked ring". candidates: auto's; predicted_us: price_candidates()'s answer, aligned
+// with them (empty without prices: `without_prices` then says why, "rank 0 prices" on the
+// others); raced: contenders()'s answer as every rank agreed it; calls_us: each candidate's race
+// call times as rank 0 holds them (empty elsewhere, and when nothing raced); picked: the index
+// into candidates every rank agreed on.
+void log_auto_pick(const Communicator& comm, uint64_t bytes, size_t element_bytes,
+                   const std::vector<const Algorithm*>& candidates, std::span<const double> predicted_us,
+                   std::string_view without_prices, const std::vector<size_t>& raced,
+                   const std::vector<std::vector<double>>& calls_us, size_t picked);
 
 }  // namespace ringbench

@@ -148,7 +148,8 @@ void add_collective_options(CLI::App& app, BenchOptions& options, TypedValues& t
   app.add_option("--algo", options.algorithms,
                  "Algorithms of each collective, comma-separated: their names (docs/algorithms.md), `default` (each "
                  "collective's first: ring where there is one), `mpi` (the MPI library's own), `auto` (picks per size: "
-                 "a model of this run's link costs shortlists, a short trial decides) or `all` (every one, mpi and auto included)")
+                 "the topology model prices each on this run's measured links, a race settles a close call) or `all` (every one, "
+                 "mpi and auto included)")
       ->type_name("LIST")
       ->capture_default_str()
       ->delimiter(',');

@@ -17,13 +17,13 @@
 
 namespace ringbench {
 
-namespace {
-
 int usable_cores() {
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
   return 1;
 }
+
+namespace {
 
 std::optional<double> one_minute_load_average() {
   std::ifstream in("/proc/loadavg");

@@ -11,6 +11,7 @@
 #include "byte_size.h"
 #include "choice_log.h"
 #include "crossover.h"
+#include "machine_probes.h"
 #include "mpi_collectives.h"
 #include "run_record.h"
 #include "size_sweep.h"
@@ -129,7 +130,7 @@ void Sweep::run_collective(Collective collective) {
   // its algorithm; one algorithm keeps osu's section of its own.
   const bool several = series.size() > 1;
   for (const Series& s : series)
-    if (s.is_auto()) fit_link_model_once();  // its line before the table
+    if (s.is_auto()) measure_auto_machine_once();  // its line before the table
   if (root_) report_.collective_header(collective, section_title(series), several);
   std::vector<std::vector<Placements>> rows(series.size());
   for (uint64_t bytes : measured_sizes(collective)) {
@@ -178,7 +179,7 @@ std::vector<Sweep::Placements> Sweep::measure_size(const std::vector<Series>& se
                                                    uint64_t bytes) {
   std::vector<Contestant> contestants;
   for (const Series& s : series) {
-    if (s.is_auto()) fit_link_model_once();
+    if (s.is_auto()) measure_auto_machine_once();
     if (s.is_mpi() && root_) warn_once_if_mpi_on_another_wire();
     for (const Contestant& c : contestants_of(s.is_auto() ? auto_pick(collective, bytes) : *s.algorithm))
       contestants.push_back(c);
@@ -225,27 +226,40 @@ void Sweep::warn_once_if_mpi_on_another_wire() {
              mpi_wire_.name, mpi_wire_.because);
 }
 
-// auto's link costs, measured the first time a collective runs auto (collective: every rank).
-void Sweep::fit_link_model_once() {
-  if (link_model_) return;
-  link_model_ = fit_link_model(comm_);
-  const auto& chunks = link_fit_chunk_bytes();
-  if (root_)
-    fmt::print(report_.human(), "#\n# auto model   : alpha {:.1f} us per step, beta {:.3f} GB/s per link, fitted (Theil-Sen) on "
-               "medians of this run's link test at {} chunk sizes, {}-{}; the algorithms it prices within {}x "
-               "of the cheapest race in turns of {} calls, each leaving once its interval lies above the leader's, "
-               "for {}-{} turns or --max-time, and the lowest median is picked\n",
-               link_model_->alpha_s * 1e6, link_model_->beta_s > 0 ? 1e-9 / link_model_->beta_s : 0.0, chunks.size(),
-               format_byte_size(static_cast<uint64_t>(chunks.front())),
-               format_byte_size(static_cast<uint64_t>(chunks.back())), kShortlistFactor, kTrialCallsPerTurn,
-               kMinTrialTurns, kMaxTrialTurns);
+// auto's measured machine, the first time a collective runs auto (collective: every rank).
+void Sweep::measure_auto_machine_once() {
+  if (auto_machine_) return;
+  auto_machine_ = measure_auto_machine(comm_, hosts_of_ranks_, options_.dtype, options_.op);
+  if (root_) print_auto_machine();
+}
+
+// "# auto model : same host 12.3 us + 1.234 GB/s, ..." and how the picks are made.
+void Sweep::print_auto_machine() const {
+  const AutoMachine& m = *auto_machine_;
+  std::string links;
+  for (const auto& f : m.fits)
+    links += fmt::format("{}{} {:.1f} us + {:.3f} GB/s", links.empty() ? "" : ", ", f.link_class, f.fit.link.latency_us,
+                         f.fit.link.bandwidth_GBps);
+  const auto& sizes = link_probe_bytes();
+  if (m.machine)
+    fmt::print(report_.human(), "#\n# auto model   : {} (two-segment fit of this run's link test, {}-{}), one core reduces "
+               "{:.2f} GB/s and copies {:.2f} GB/s; the model prices each candidate's plan; when the second cheapest "
+               "is within {:.0f}% of the cheapest, the two race in turns of {} calls for {}-{} turns or --max-time, "
+               "and the lower median is picked\n",
+               links, format_byte_size(sizes.front()), format_byte_size(sizes.back()), m.reduce_GBps, m.copy_GBps,
+               (RacePolicy::kCloseRatio - 1) * 100, RacePolicy::kCallsPerTurn, RacePolicy::kMinTurns,
+               RacePolicy::kMaxTurns);
+  else
+    fmt::print(report_.human(), "#\n# auto model   : none ({}); every candidate races in turns of {} calls for {}-{} "
+               "turns or --max-time, and the lowest median is picked\n",
+               m.why, RacePolicy::kCallsPerTurn, RacePolicy::kMinTurns, RacePolicy::kMaxTurns);
 }
 
 // Trial options: one turn's calls, barrier-timed, unverified (the picked algorithm's own row is
 // verified), no link test, no per-call samples.
 BenchOptions Sweep::auto_trial_options(const BenchOptions& options) {
   BenchOptions trial = options;
-  trial.iterations = kTrialCallsPerTurn;
+  trial.iterations = RacePolicy::kCallsPerTurn;
   trial.warmup = 1;
   trial.verify = trial.link_test = trial.samples = false;
   trial.timing = TimingMode::Barrier;
@@ -253,38 +267,49 @@ BenchOptions Sweep::auto_trial_options(const BenchOptions& options) {
   return trial;
 }
 
-// The model's shortlist, then a race among them on rank 0's clock; every rank follows rank 0.
+// Rank 0 prices the candidates with the model and names the contenders; every rank follows. Two
+// contenders race on rank 0's clock (RacePolicy), and every rank follows rank 0's standings.
 const Algorithm& Sweep::auto_pick(Collective collective, uint64_t bytes) {
-  const std::vector<const Algorithm*> list =
-      shortlist(own_algorithms(collective), *link_model_, hosts_of_ranks_, bytes / esize_, esize_);
-  if (list.size() == 1) {
-    log_auto_pick(comm_, bytes, *link_model_, hosts_of_ranks_, esize_, list, {}, 0);
-    return *list.front();
+  const std::vector<const Algorithm*> candidates = own_algorithms(collective);
+  std::vector<double> predicted_us;
+  std::vector<size_t> proposed;
+  if (root_) {
+    if (auto_machine_->machine)
+      predicted_us = price_candidates(candidates, *auto_machine_->machine, hosts_of_ranks_, bytes / esize_, esize_,
+                                      options_.root, comm_.pipeline_piece(esize_));
+    proposed = contenders(candidates, predicted_us, bytes);
   }
-  std::vector<std::vector<double>> calls_us(list.size());  // rank 0: every trial call, by candidate
-  std::vector<size_t> racing(list.size());
-  std::iota(racing.begin(), racing.end(), size_t{0});
+  const std::string_view without_prices = root_ ? std::string_view(auto_machine_->why) : "rank 0 prices";
+  const std::vector<size_t> raced = agree_on_standings(proposed, candidates.size());
+  std::vector<std::vector<double>> calls_us(candidates.size());  // rank 0: every race call, by candidate
+  const size_t picked = raced.size() < 2 ? (raced.empty() ? 0 : raced.front()) : race(candidates, raced, bytes, calls_us);
+  log_auto_pick(comm_, bytes, esize_, candidates, predicted_us, without_prices, raced, calls_us, picked);
+  return *candidates[picked];
+}
+
+// The contenders take turns (RacePolicy) until one is left; returns the winner's index.
+size_t Sweep::race(const std::vector<const Algorithm*>& candidates, std::vector<size_t> racing, uint64_t bytes,
+                   std::vector<std::vector<double>>& calls_us) {
   const auto started = std::chrono::steady_clock::now();
   for (int turn = 1; racing.size() > 1; ++turn) {
     // In a fresh order each turn, as the rows take theirs (Measurement::measure_together).
     for (size_t k : stats::turn_order(racing.size(), seed_ + 1000003 * bytes + static_cast<uint64_t>(turn))) {
       const size_t i = racing[k];
-      const SizeResult trial = trial_.measure(*list[i], bytes);
+      const SizeResult trial = trial_.measure(*candidates[i], bytes);
       calls_us[i].insert(calls_us[i].end(), trial.call_us.begin(), trial.call_us.end());
     }
-    if (turn < kMinTrialTurns) continue;
+    if (turn < RacePolicy::kMinTurns) continue;
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - started;
-    const bool last_turn = turn == kMaxTrialTurns ||
+    const bool last_turn = turn == RacePolicy::kMaxTurns ||
                            (options_.max_seconds_per_size > 0 && elapsed.count() >= options_.max_seconds_per_size);
     std::vector<size_t> standings;
     if (root_) {
       standings = stats::race_survivors(calls_us, racing, stats::kConfidence);
       if (last_turn) standings.resize(1);  // the leader
     }
-    racing = agree_on_standings(standings, list.size());
+    racing = agree_on_standings(standings, candidates.size());
   }
-  log_auto_pick(comm_, bytes, *link_model_, hosts_of_ranks_, esize_, list, calls_us, racing.front());
-  return *list[racing.front()];
+  return racing.front();
 }
 
 std::vector<size_t> Sweep::agree_on_standings(const std::vector<size_t>& standings, size_t candidates) {

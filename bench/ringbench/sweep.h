@@ -49,15 +49,6 @@ class Sweep {
   // The median over the rows that had an interval of its half-width / median (NaN: none had).
   double median_ci_width() const;
 
-  // auto's trial is a race (statistics/race.h): the shortlisted algorithms take turns of
-  // kTrialCallsPerTurn calls, so a slow phase of a noisy machine hits every candidate alike. From
-  // the kMinTrialTurns-th turn on, a candidate whose interval lies wholly above the leader's
-  // leaves; the race ends with one left, after kMaxTrialTurns turns, or once --max-time is spent,
-  // and the lowest median wins. Close contenders get up to 40 calls each, clear losers 12.
-  static constexpr int kMinTrialTurns = 3;
-  static constexpr int kMaxTrialTurns = 10;
-  static constexpr int kTrialCallsPerTurn = 4;
-
  private:
   // One series of rows of a collective: one algorithm at every size, or `auto`.
   struct Series {
@@ -87,9 +78,12 @@ class Sweep {
   void print_picks(const std::vector<Placements>& auto_rows);
 
   void warn_once_if_mpi_on_another_wire();
-  void fit_link_model_once();
+  void measure_auto_machine_once();
+  void print_auto_machine() const;
   static BenchOptions auto_trial_options(const BenchOptions& options);
   const Algorithm& auto_pick(Collective collective, uint64_t bytes);
+  size_t race(const std::vector<const Algorithm*>& candidates, std::vector<size_t> racing, uint64_t bytes,
+              std::vector<std::vector<double>>& calls_us);
   // Rank 0's standings after a turn, the leader first, agreed by every rank (`standings` is
   // ignored elsewhere): no rank may leave or stay in the race alone.
   std::vector<size_t> agree_on_standings(const std::vector<size_t>& standings, size_t candidates);
@@ -114,7 +108,7 @@ class Sweep {
   const std::vector<int> hosts_of_ranks_;
   const std::vector<uint64_t> sizes_;
   ProgressLine progress_;
-  std::optional<LinkModel> link_model_;
+  std::optional<AutoMachine> auto_machine_;  // rank 0's fits; set on every rank once measured
   const MpiTransport mpi_wire_;
   bool warned_mpi_wire_ = false;
   int rows_ = 0, failed_rows_ = 0, noisy_rows_ = 0;

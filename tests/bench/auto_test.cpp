@@ -1,11 +1,16 @@
-// `auto`: the model's shortlist and the regret it is judged by.
+// `auto`: the model's prices, the contenders it races and the regret it is judged by.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <vector>
 
 #include "algorithm_choice.h"
 #include "crossover.h"
+#include "model/measured_machine.h"
+#include "model/plan_cost.h"
+#include "spec/algorithm_spec.h"
 #include "transport/algorithm.h"
 
 namespace ringbench {
@@ -39,39 +44,70 @@ std::vector<const Algorithm*> allreduce_algorithms() {
   return list;
 }
 
-bool listed(const std::vector<const Algorithm*>& list, std::string_view name) {
-  return std::any_of(list.begin(), list.end(), [&](const Algorithm* a) { return a->name() == name; });
+size_t index_of(const std::vector<const Algorithm*>& list, std::string_view name) {
+  for (size_t i = 0; i < list.size(); ++i)
+    if (list[i]->name() == name) return i;
+  return list.size();
+}
+
+// A measured machine as auto builds it: one host, `ranks` ranks on 2 cores.
+model::Cluster machine(double latency_us, double bandwidth_GBps, int ranks) {
+  model::MachineMeasurements m;
+  m.name = "test";
+  m.ranks_per_host = ranks;
+  m.cores_per_host = 2;
+  m.reduce_GBps = 4, m.copy_GBps = 10;
+  m.same_host = {latency_us, bandwidth_GBps, 0};
+  m.piece_bytes = 256 << 10;
+  return model::measured_machine(m);
 }
 
 // At N=2 naive and recursive doubling take one step and ring two, for the same bytes, so a
-// latency-heavy model prices naive cheapest at every size; above 64 KiB it must not be offered.
-TEST(AutoShortlist, NaiveIsNeverOfferedAbove64KiB) {
-  const LinkModel latency_heavy{100e-6, 1e-10};
+// latency-heavy machine prices naive cheapest; above 64 KiB it is not priced, and never contends.
+TEST(AutoChoice, NaiveIsNeverAContenderAbove64KiB) {
+  const auto candidates = allreduce_algorithms();
   const std::vector<int> hosts = {0, 0};
-  const auto small = shortlist(allreduce_algorithms(), latency_heavy, hosts, 16 << 10, 4);
-  EXPECT_TRUE(listed(small, "naive"));
-  for (size_t bytes : {size_t{64 << 10} + 4, size_t{1} << 20, size_t{64} << 20}) {
-    const auto list = shortlist(allreduce_algorithms(), latency_heavy, hosts, bytes / 4, 4);
-    EXPECT_FALSE(listed(list, "naive")) << bytes;
-    EXPECT_FALSE(list.empty()) << bytes;
+  const model::Cluster slow_steps = machine(500, 100, 2);
+  const size_t naive = index_of(candidates, "naive");
+  ASSERT_LT(naive, candidates.size());
+  const auto small = price_candidates(candidates, slow_steps, hosts, (16 << 10) / 4, 4, 0, 256 << 10);
+  EXPECT_TRUE(std::isfinite(small[naive]));
+  for (uint64_t bytes : {(uint64_t{64} << 10) + 4, uint64_t{1} << 20, uint64_t{64} << 20}) {
+    const auto prices = price_candidates(candidates, slow_steps, hosts, bytes / 4, 4, 0, 256 << 10);
+    EXPECT_TRUE(std::isinf(prices[naive])) << bytes;
+    const auto picked = contenders(candidates, prices, bytes);
+    ASSERT_FALSE(picked.empty()) << bytes;
+    for (size_t i : picked) EXPECT_NE(i, naive) << bytes;
+    const auto unpriced = contenders(candidates, {}, bytes);
+    EXPECT_EQ(std::count(unpriced.begin(), unpriced.end(), naive), 0) << bytes;
   }
 }
 
-// The shortlist keeps the algorithms priced within kShortlistFactor of the cheapest, cheapest
-// first, and leaves out one that moves several times the bytes at a bandwidth-bound size.
-TEST(AutoShortlist, KeepsTheCloseOnesCheapestFirst) {
-  const LinkModel bandwidth_bound{1e-6, 1e-9};
+// auto's price is the model's plan cost of the specification's plan: one definition.
+TEST(AutoChoice, PriceIsTheModelsPlanCost) {
+  const auto candidates = allreduce_algorithms();
   const std::vector<int> hosts = {0, 0, 0, 0};
-  const size_t count = (64u << 20) / 4;
-  const auto list = shortlist(allreduce_algorithms(), bandwidth_bound, hosts, count, 4);
-  ASSERT_FALSE(list.empty());
-  EXPECT_TRUE(listed(list, "ring"));
-  EXPECT_FALSE(listed(list, "naive"));
-  for (size_t i = 1; i < list.size(); ++i)
-    EXPECT_LE(predicted_seconds(*list[i - 1], bandwidth_bound, hosts, count, 4),
-              predicted_seconds(*list[i], bandwidth_bound, hosts, count, 4));
-  EXPECT_LE(predicted_seconds(*list.back(), bandwidth_bound, hosts, count, 4),
-            kShortlistFactor * predicted_seconds(*list.front(), bandwidth_bound, hosts, count, 4));
+  const model::Cluster m = machine(20, 1.5, 4);
+  const size_t count = (4u << 20) / 4;
+  const auto prices = price_candidates(candidates, m, hosts, count, 4, 0, 256 << 10);
+  const size_t ring = index_of(candidates, "ring");
+  const model::PlanCall call{spec::find_algorithm_spec("allreduce", "ring"), count, 4, 0, hosts, 256 << 10, 0.0};
+  EXPECT_DOUBLE_EQ(prices[ring], model::plan_cost(m, call).time_us);
+  // Bandwidth-bound at 4 MiB on 4 ranks: ring, which sends 2(N-1)/N of the data, beats naive's
+  // (N-1) x (naive is not priced at all here) and tree's 2 x.
+  EXPECT_LT(prices[ring], prices[index_of(candidates, "tree")]);
+}
+
+// The cheapest alone, or with the second when priced within RacePolicy::kCloseRatio; cheapest first.
+TEST(AutoChoice, ContendersAreTheCheapestAndACloseSecond) {
+  const auto candidates = allreduce_algorithms();
+  ASSERT_GE(candidates.size(), 3u);
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> prices(candidates.size(), inf);
+  prices[0] = 300, prices[1] = 100, prices[2] = 100 * RacePolicy::kCloseRatio * 0.99;
+  EXPECT_EQ(contenders(candidates, prices, 1 << 10), (std::vector<size_t>{1, 2}));  // naive may be one
+  prices[2] = 100 * RacePolicy::kCloseRatio * 1.01;
+  EXPECT_EQ(contenders(candidates, prices, 1 << 10), (std::vector<size_t>{1}));
 }
 
 }  // namespace

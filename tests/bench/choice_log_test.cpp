@@ -58,29 +58,37 @@ TEST_F(ChoiceLog, SizePlanNamesTheAlgorithmStepsBytesAndPipelinePiece) {
   }
 }
 
-TEST_F(ChoiceLog, AutoPickShowsThePricesTheTrialAndThePick) {
+TEST_F(ChoiceLog, AutoPickShowsThePricesTheRaceAndThePick) {
   const std::string text = run("COLL", [](Communicator& comm) {
-    const std::vector<const Algorithm*> shortlisted{&algorithm("ring"), &algorithm("rhd")};
-    std::vector<std::vector<double>> calls;
-    if (comm.rank() == 0) calls = {{10, 12, 11}, {20, 21}};
-    const std::vector<int> one_host{0, 0};
-    log_auto_pick(comm, 1 << 20, LinkModel{10e-6, 1e-9}, one_host, 4, shortlisted, calls, 0);
+    const std::vector<const Algorithm*> candidates{&algorithm("ring"), &algorithm("rhd"), &algorithm("tree")};
+    std::vector<double> prices;
+    std::vector<std::vector<double>> calls(3);
+    if (comm.rank() == 0) prices = {912, 1004, 2210}, calls = {{10, 12, 11}, {20, 21}, {}};
+    log_auto_pick(comm, 1 << 20, 4, candidates, prices, "rank 0 prices", {0, 1}, calls, 0);
   });
-  EXPECT_NE(text.find(":0 ringbench INFO COLL auto at allreduce 1M (262144 x 4 B): the link model (alpha 10.0 us "
-                      "per step, beta 1.000 GB/s) shortlisted ring "),
+  EXPECT_NE(text.find(":0 ringbench INFO COLL auto at allreduce 1M (262144 x 4 B): the model priced ring 912.0 us, "
+                      "rhd 1004.0 us, tree 2210.0 us; raced ring, rhd (priced within 15%): medians ring 11.0 us over "
+                      "3 calls, rhd 20.5 us over 2 calls; picked ring"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("; trial medians ring 11.0 us over 3 calls, rhd 20.5 us over 2 calls; picked ring"),
+  EXPECT_NE(text.find(":1 ringbench INFO COLL auto at allreduce 1M (262144 x 4 B): no model prices (rank 0 prices); "
+                      "raced ring, rhd (rank 0 prices): medians on rank 0 only; picked ring"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find(":1 ringbench INFO COLL auto at allreduce 1M"), std::string::npos) << text;
-  EXPECT_NE(text.find("; trial medians on rank 0 only; picked ring"), std::string::npos) << text;
+}
+
+TEST_F(ChoiceLog, AutoPickWithoutARaceSaysWhy) {
+  const std::string text = run("COLL", [](Communicator& comm) {
+    const std::vector<const Algorithm*> candidates{&algorithm("ring"), &algorithm("rhd")};
+    log_auto_pick(comm, 1 << 20, 4, candidates, std::vector<double>{100, 200}, "", {1}, {}, 1);
+  });
+  EXPECT_NE(text.find("no race (the next is priced beyond the close ratio); picked rhd"), std::string::npos) << text;
 }
 
 TEST_F(ChoiceLog, NothingWhenCollIsExcluded) {
   const std::string text = run("^COLL", [](Communicator& comm) {
     log_size_plan(comm, algorithm("ring"), 1 << 20, 4, 0);
-    log_auto_pick(comm, 1 << 20, LinkModel{10e-6, 1e-9}, std::vector<int>{0, 0}, 4, {&algorithm("ring")}, {}, 0);
+    log_auto_pick(comm, 1 << 20, 4, {&algorithm("ring")}, {}, "one rank", {0}, {}, 0);
   });
   EXPECT_EQ(text.find(" COLL "), std::string::npos) << text;
 }

@@ -191,29 +191,3 @@ TEST(CollectiveCallTime, SharedClockTakesLastEntryToLastExit) {
 
 }  // namespace
 }  // namespace ringbench::stats
-
-#include "statistics/robust_fit.h"
-
-namespace ringbench::stats {
-namespace {
-
-TEST(TheilSenFit, RecoversALineThatOutliersCannotMove) {
-  // An alpha-beta link: 10 us + 1 ns per byte, at sizes 64 B to 64 MiB.
-  std::vector<double> bytes, us;
-  for (double b = 64; b <= 64.0 * 1024 * 1024; b *= 4) {
-    bytes.push_back(b);
-    us.push_back(10 + b * 1e-3);
-  }
-  Line exact = theil_sen_fit(bytes, us);
-  EXPECT_NEAR(exact.intercept, 10, 1e-9);
-  EXPECT_NEAR(exact.slope, 1e-3, 1e-12);
-  // Two sizes of eleven hit by a descheduled rank: ten times slower.
-  us[1] *= 10;
-  us[4] *= 10;
-  const Line robust = theil_sen_fit(bytes, us);
-  EXPECT_NEAR(robust.intercept, 10, 0.5);
-  EXPECT_NEAR(robust.slope, 1e-3, 1e-5);
-}
-
-}  // namespace
-}  // namespace ringbench::stats
