@@ -37,8 +37,9 @@
 //   optimizer Adam over the parameters this GPU updates (its shard under ZeRO): reads fp32 master,
 //             m, v and the fp32 gradient, writes master, m, v and the bf16 weight (30 bytes), plus
 //             4 bytes to read the gradient for the global-norm clip: 34 bytes per parameter / HBM.
-//             (With fp16 main grads the optimizer reads 2 bytes fewer twice; not modelled: 0.2% of
-//             the GPT-3 step.)
+//             Not modelled: with fp16 main grads Megatron-LM first copies them into fp32 (2 bytes
+//             read, 4 written) and unscales them (4 + 4), 14 bytes more, about 0.4% of Table 1's
+//             1.7B step and less of every larger one.
 //
 // HBM-bound kernels are priced at the bandwidth a streaming kernel reaches on the GPU
 // (GemmGpu::achievable_hbm_Bps: measured on A100, 88% of the datasheet; the datasheet elsewhere, so
