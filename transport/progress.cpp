@@ -523,16 +523,10 @@ void Loop::update_flight(FlightEntry::State unfinished) {
 }
 
 Clock::duration Loop::spin_budget(const Communicator& comm) {
-  // Runs with a fault hook (fault injection, the liveness tests) keep the unspun stall timing
-  // those tests are written against: every stall goes straight to the liveness checks and poll().
-  if (comm.options().fault_hook) return {};
-  return std::chrono::duration_cast<Clock::duration>(comm.options().spin);
+  return std::chrono::duration_cast<Clock::duration>(comm.spin());
 }
 
-size_t Loop::write_slice(const Communicator& comm) {
-  if (size_t chosen = comm.options().write_slice_bytes) return chosen;
-  return comm.ranks_exceed_cores() ? TransportOptions::kSharedCoreSlice : TransportOptions::kOwnCoreSlice;
-}
+size_t Loop::write_slice(const Communicator& comm) { return comm.write_slice_bytes(); }
 
 // A closed or broken connection is not yet a verdict (liveness.h): note it and carry on.
 template <typename Operation>
