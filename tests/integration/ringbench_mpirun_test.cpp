@@ -424,6 +424,9 @@ TEST_F(RingbenchRun, BadInputGetsOneLineNamingTheFlagAndExitCode2) {
       {"--place sideways", "--place sideways"}, {"--format xml", "--format xml"},
       {"--on-failure retry", "--on-failure retry"}, {"--workload ddp --on-failure shrink", "--on-failure shrink"},
       {"--workload ddp --algo mpi", "--algo mpi"}, {"--workload ddp --bucket-bytes 4M:1M", "--bucket-bytes"},
+      {"--slice 100", "--slice 100"},        {"--slice 1G", "--slice 1G"},
+      {"--slice sometimes", "--slice sometimes"}, {"--spin -1", "--spin -1"},
+      {"--spin 200000", "--spin 200000"},
   };
   for (const auto& c : cases) {
     const bool sets_output = c.args.rfind("-o ", 0) == 0;
