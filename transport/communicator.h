@@ -191,8 +191,8 @@ class Communicator {
   // how long a stalled loop spins before it sleeps (options.spin; zero under a fault hook, whose
   // tests are written against the unspun stall timing).
   size_t write_slice_bytes() const;
-  // TCP connections to each peer (one: one connection per pair of ranks).
-  int streams() const { return 1; }
+  // TCP connections ("streams") to each peer (options.streams; one after a shrink).
+  int streams() const { return options_.streams; }
   std::chrono::microseconds spin() const;
 
   // Reusable scratch memory for algorithms, so no timed call allocates once warmed up.

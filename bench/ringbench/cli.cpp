@@ -20,6 +20,7 @@
 #include "statistics/stopping_rule.h"
 #include "transport/algorithm.h"
 #include "transport/interfaces.h"
+#include "transport/stripe.h"
 
 namespace ringbench {
 namespace {
@@ -45,6 +46,7 @@ struct TypedValues {
   std::vector<std::string> collectives, injects;
   double timeout_s = 0;
   int64_t spin_us = 0;
+  int streams = 1;
   bool sizes_given = false;  // -m on the command line
 };
 
@@ -62,6 +64,7 @@ TypedValues typed_defaults(const BenchOptions& options) {
   typed.pipeline = format_byte_size(options.transport.pipeline_bytes);
   typed.slice = options.transport.write_slice_bytes == 0 ? "auto" : format_byte_size(options.transport.write_slice_bytes);
   typed.spin_us = options.transport.spin.count();
+  typed.streams = options.transport.streams;
   for (Collective c : options.collectives) typed.collectives.emplace_back(to_string(c));
   typed.timeout_s = std::chrono::duration<double>(options.transport.timeout).count();
   typed.workload = to_string(options.workload);
@@ -247,6 +250,12 @@ void add_transport_options(CLI::App& app, BenchOptions& options, TypedValues& ty
                              kMaxSpinUs))
       ->type_name("US")
       ->capture_default_str();
+  app.add_option("--streams", typed.streams,
+                 fmt::format("TCP connections to each peer, 1 to {}; each connection's bytes are striped over them in "
+                             "{} pieces, for links where one flow cannot fill the wire; every rank needs the same",
+                             TransportOptions::kMaxStreams, format_byte_size(kStripeBytes)))
+      ->type_name("K")
+      ->capture_default_str();
 }
 
 void add_workload_options(CLI::App& app, BenchOptions& options, TypedValues& typed) {
@@ -379,8 +388,8 @@ void apply_transport(const TypedValues& typed, TransportOptions& transport) {
   transport.pipeline_bytes = *piece;
 }
 
-// --slice and --spin: the progress loop's send slice and spin, pinned (docs/performance.md).
-void apply_slice_and_spin(const TypedValues& typed, TransportOptions& transport) {
+// --slice, --spin and --streams: the progress loop's send slice and spin, and the sockets per peer.
+void apply_tuning(const TypedValues& typed, TransportOptions& transport) {
   if (typed.slice == "auto") {
     transport.write_slice_bytes = 0;
   } else {
@@ -393,6 +402,9 @@ void apply_slice_and_spin(const TypedValues& typed, TransportOptions& transport)
   if (typed.spin_us < 0 || typed.spin_us > kMaxSpinUs)
     throw BadValue{fmt::format("--spin {}: expected microseconds from 0 to {}", typed.spin_us, kMaxSpinUs)};
   transport.spin = std::chrono::microseconds(typed.spin_us);
+  if (typed.streams < 1 || typed.streams > TransportOptions::kMaxStreams)
+    throw BadValue{fmt::format("--streams {}: expected 1 to {}", typed.streams, TransportOptions::kMaxStreams)};
+  transport.streams = typed.streams;
 }
 
 // --bucket-bytes: one size (MIN = MAX) or MIN:MAX.
@@ -529,7 +541,7 @@ ParsedCommandLine parse_command_line(int argc, char** argv, bool print) {
     check_time_cap(options);
     apply_timing(typed, options);
     apply_transport(typed, options.transport);
-    apply_slice_and_spin(typed, options.transport);
+    apply_tuning(typed, options.transport);
     options.injects = typed.injects;  // recorded in /runs, and checked against N in main()
     if (auto what = parse_on_failure(typed.on_failure)) options.on_failure = *what;
     else throw BadValue{fmt::format("--on-failure {}: expected abort or shrink", typed.on_failure)};

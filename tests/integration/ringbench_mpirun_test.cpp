@@ -389,6 +389,25 @@ TEST_F(RingbenchRun, RowsRecordTheTransportParametersTheyRanWith) {
   }
 }
 
+// Each parameter can be pinned from the command line, and the row says so; with --streams 2 each
+// pair of ranks talks over two sockets, and the rows still verify and match the byte formula.
+TEST_F(RingbenchRun, PinnedSliceSpinAndStreamsReachTheRows) {
+  const fs::path file = dir_ / "pinned.h5";
+  auto run = run_command(mpirun(3) + RINGBENCH_EXE + " --algo ring --sizes 4K,1M -i 4 -x 1 --slice 32K --spin 7 " +
+                             "--streams 2 -o " + file.string(),
+                         (dir_ / "pinned").string());
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const auto results = results::read_table(file, "/results");
+  ASSERT_EQ(results.rows.size(), 2u);
+  for (size_t i = 0; i < results.rows.size(); ++i) {
+    EXPECT_EQ(get<uint64_t>(results, i, "write_slice_bytes"), 32u << 10);
+    EXPECT_EQ(get<double>(results, i, "spin_us"), 7.0);
+    EXPECT_EQ(get<int64_t>(results, i, "streams"), 2);
+    EXPECT_EQ(get<int64_t>(results, i, "verified"), 1);
+    EXPECT_EQ(get<int64_t>(results, i, "formula_ok"), 1);
+  }
+}
+
 // The CPU cost is measured for ringbench's rows and the mpi rows alike (the same bound-bytes
 // denominator), so a user choosing a transport for a CPU-starved host can compare them.
 TEST_F(RingbenchRun, CpuCostIsPresentForOurRowsAndTheMpiRows) {
@@ -426,7 +445,8 @@ TEST_F(RingbenchRun, BadInputGetsOneLineNamingTheFlagAndExitCode2) {
       {"--workload ddp --algo mpi", "--algo mpi"}, {"--workload ddp --bucket-bytes 4M:1M", "--bucket-bytes"},
       {"--slice 100", "--slice 100"},        {"--slice 1G", "--slice 1G"},
       {"--slice sometimes", "--slice sometimes"}, {"--spin -1", "--spin -1"},
-      {"--spin 200000", "--spin 200000"},
+      {"--spin 200000", "--spin 200000"},    {"--streams 0", "--streams 0"},
+      {"--streams 9", "--streams 9"},
   };
   for (const auto& c : cases) {
     const bool sets_output = c.args.rfind("-o ", 0) == 0;
