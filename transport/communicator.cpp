@@ -143,6 +143,15 @@ std::vector<KernelCheck> Communicator::check_kernel_counts() const {
   return checks;
 }
 
+size_t Communicator::write_slice_bytes() const {
+  if (options_.write_slice_bytes != 0) return options_.write_slice_bytes;
+  return ranks_exceed_cores_ ? TransportOptions::kSharedCoreSlice : TransportOptions::kOwnCoreSlice;
+}
+
+std::chrono::microseconds Communicator::spin() const {
+  return options_.fault_hook ? std::chrono::microseconds{0} : options_.spin;
+}
+
 std::span<std::byte> Communicator::scratch(size_t bytes) {
   if (scratch_.size() < bytes) scratch_.resize(bytes);
   return {scratch_.data(), bytes};

@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -184,6 +185,15 @@ class Communicator {
     granule = std::max<size_t>(granule, 1);
     return std::max(granule, options_.pipeline_bytes / granule * granule);
   }
+
+  // The transport's tuning as it runs on this host, for the results' rows: the most bytes one
+  // send() takes (options.write_slice_bytes, or the default chosen by ranks_exceed_cores()), and
+  // how long a stalled loop spins before it sleeps (options.spin; zero under a fault hook, whose
+  // tests are written against the unspun stall timing).
+  size_t write_slice_bytes() const;
+  // TCP connections ("streams") to each peer (options.streams; one after a shrink).
+  int streams() const { return options_.streams; }
+  std::chrono::microseconds spin() const;
 
   // Reusable scratch memory for algorithms, so no timed call allocates once warmed up.
   std::span<std::byte> scratch(size_t bytes);

@@ -6,20 +6,26 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 
 #include <fmt/format.h>
 
 #include "error.h"
+#include "stripe.h"
 
 namespace ringbench {
 
 Connection::Connection(Fd fd, int my_rank, int peer_rank, std::string peer_address, bool opened_by_us)
-    : fd_(std::move(fd)),
-      my_rank_(my_rank),
-      peer_rank_(peer_rank),
-      opened_by_us_(opened_by_us),
-      peer_address_(std::move(peer_address)) {}
+    : my_rank_(my_rank), peer_rank_(peer_rank), opened_by_us_(opened_by_us), peer_address_(std::move(peer_address)) {
+  sockets_.push_back(std::move(fd));
+}
+
+void Connection::add_stream(Fd fd) { sockets_.push_back(std::move(fd)); }
+
+int Connection::send_socket() const { return stripe_stream(sent_offset_, streams()); }
+int Connection::read_socket() const { return stripe_stream(received_offset_, streams()); }
 
 std::string Connection::describe_peer() const { return ringbench::describe_peer(peer_rank_, peer_address_); }
 
@@ -29,12 +35,12 @@ ErrorFacts Connection::facts(TransportErrorKind kind, std::string what) const {
   return facts;
 }
 
-size_t Connection::write_some(const iovec* iov, int iov_count) {
+size_t Connection::send_on(int fd, const iovec* iov, int iov_count) {
   msghdr msg{};
   msg.msg_iov = const_cast<iovec*>(iov);
   msg.msg_iovlen = static_cast<size_t>(iov_count);
   for (;;) {
-    ssize_t n = ::sendmsg(fd_.get(), &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    ssize_t n = ::sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n > 0) last_sent_ = Clock::now();
     if (n >= 0) return static_cast<size_t>(n);
     if (errno == EINTR) continue;
@@ -43,40 +49,91 @@ size_t Connection::write_some(const iovec* iov, int iov_count) {
   }
 }
 
-size_t Connection::read_some(const iovec* iov, int iov_count) {
+size_t Connection::receive_on(int fd, const iovec* iov, int iov_count, int flags) {
   msghdr msg{};
   msg.msg_iov = const_cast<iovec*>(iov);
   msg.msg_iovlen = static_cast<size_t>(iov_count);
   for (;;) {
-    ssize_t n = ::recvmsg(fd_.get(), &msg, MSG_DONTWAIT);
+    ssize_t n = ::recvmsg(fd, &msg, flags | MSG_DONTWAIT);
     if (n > 0) {
-      last_received_ = Clock::now();
+      if (!(flags & MSG_PEEK)) last_received_ = Clock::now();
       return static_cast<size_t>(n);
     }
-    if (n == 0) {
-      mark_closed("closed its connection");
-      throw TransportError(
-          facts(TransportErrorKind::PeerClosed, fmt::format("connection to {} closed by the peer", describe_peer())));
-    }
+    if (n == 0) fail_closed();
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
     fail("recv", errno);
   }
 }
 
-size_t Connection::peek(std::byte* out, size_t size) {
-  for (;;) {
-    ssize_t n = ::recv(fd_.get(), out, size, MSG_PEEK | MSG_DONTWAIT);
-    if (n > 0) return static_cast<size_t>(n);
-    if (n == 0) {
-      mark_closed("closed its connection");
-      throw TransportError(
-          facts(TransportErrorKind::PeerClosed, fmt::format("connection to {} closed by the peer", describe_peer())));
-    }
-    if (errno == EINTR) continue;
-    if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
-    fail("recv", errno);
+void Connection::fail_closed() {
+  mark_closed("closed its connection");
+  throw TransportError(
+      facts(TransportErrorKind::PeerClosed, fmt::format("connection to {} closed by the peer", describe_peer())));
+}
+
+template <typename Move>
+size_t Connection::striped(const iovec* iov, int iov_count, uint64_t* offset, Move move) {
+  // One socket: no stripes to respect.
+  if (sockets_.size() == 1) {
+    size_t n = move(sockets_[0].get(), iov, iov_count);
+    *offset += n;
+    return n;
   }
+  size_t total = 0, first = 0, skip = 0;  // iov[first] from byte `skip` is the next byte to move
+  while (first < static_cast<size_t>(iov_count)) {
+    // The run of iov that fits in the current stripe.
+    std::array<iovec, 8> run;
+    size_t room = stripe_left(*offset), wanted = 0;
+    int count = 0;
+    for (size_t i = first; i < static_cast<size_t>(iov_count) && room > 0 && count < 8; ++i) {
+      const size_t from = i == first ? skip : 0;
+      const size_t take = std::min(room, iov[i].iov_len - from);
+      if (take == 0) continue;
+      run[count++] = {static_cast<std::byte*>(iov[i].iov_base) + from, take};
+      room -= take;
+      wanted += take;
+    }
+    if (wanted == 0) break;
+    const size_t n = move(sockets_[stripe_stream(*offset, streams())].get(), run.data(), count);
+    total += n;
+    *offset += n;
+    for (size_t left = n; left > 0;) {  // advance (first, skip) by n bytes
+      const size_t in_this = iov[first].iov_len - skip;
+      if (left < in_this) {
+        skip += left;
+        left = 0;
+      } else {
+        left -= in_this;
+        ++first;
+        skip = 0;
+      }
+    }
+    while (first < static_cast<size_t>(iov_count) && iov[first].iov_len == skip) {
+      ++first;
+      skip = 0;
+    }
+    if (n < wanted) break;
+  }
+  return total;
+}
+
+size_t Connection::write_some(const iovec* iov, int iov_count) {
+  return striped(iov, iov_count, &sent_offset_,
+                 [this](int fd, const iovec* run, int count) { return send_on(fd, run, count); });
+}
+
+size_t Connection::read_some(const iovec* iov, int iov_count) {
+  return striped(iov, iov_count, &received_offset_,
+                 [this](int fd, const iovec* run, int count) { return receive_on(fd, run, count, 0); });
+}
+
+size_t Connection::peek(std::byte* out, size_t size) {
+  // Peeking consumes nothing: walk a copy of the read offset.
+  uint64_t offset = received_offset_;
+  const iovec iov{out, size};
+  return striped(&iov, 1, &offset,
+                 [this](int fd, const iovec* run, int count) { return receive_on(fd, run, count, MSG_PEEK); });
 }
 
 void Connection::queue_control(std::span<const std::byte> frame) {
@@ -132,7 +189,7 @@ void Connection::record_received(uint64_t overhead, uint64_t payload) {
   counters_.payload_received += payload;
 }
 
-KernelByteCounts Connection::kernel_counts() const {
+KernelByteCounts Connection::kernel_counts_of(int fd) const {
   // Sent side: the bytes the peer acknowledged plus those still in our send queue (unsent or
   // unacknowledged). Not tcpi_bytes_sent: it counts a segment again when a shaping qdisc drops it
   // locally and TCP sends it anew, which tcpi_bytes_retrans does not cover (seen on a tbf-shaped
@@ -142,12 +199,12 @@ KernelByteCounts Connection::kernel_counts() const {
   int unread_before = 0, unread_after = 0, queued_before = 0, queued_after = 0;
   tcp_info info{};
   socklen_t length = sizeof info;
-  ::ioctl(fd_.get(), SIOCINQ, &unread_before);
-  ::ioctl(fd_.get(), SIOCOUTQ, &queued_before);
-  int rc = ::getsockopt(fd_.get(), IPPROTO_TCP, TCP_INFO, &info, &length);
+  ::ioctl(fd, SIOCINQ, &unread_before);
+  ::ioctl(fd, SIOCOUTQ, &queued_before);
+  int rc = ::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length);
   const int getsockopt_error = errno;
-  ::ioctl(fd_.get(), SIOCOUTQ, &queued_after);
-  ::ioctl(fd_.get(), SIOCINQ, &unread_after);
+  ::ioctl(fd, SIOCOUTQ, &queued_after);
+  ::ioctl(fd, SIOCINQ, &unread_after);
   if (unread_before != unread_after || queued_before != queued_after) return {UINT64_MAX, UINT64_MAX};
   if (rc != 0) {
     ErrorFacts failure =
@@ -168,8 +225,20 @@ KernelByteCounts Connection::kernel_counts() const {
           info.tcpi_bytes_received - fin - static_cast<uint64_t>(unread_after)};
 }
 
+KernelByteCounts Connection::kernel_counts() const {
+  // Every stream's count, summed: each stream carries its own handshake and its share of stripes.
+  KernelByteCounts sum;
+  for (const Fd& socket : sockets_) {
+    const KernelByteCounts one = kernel_counts_of(socket.get());
+    if (one.bytes_sent == UINT64_MAX) return one;  // a queue moved while it was read: retry
+    sum.bytes_sent += one.bytes_sent;
+    sum.bytes_received += one.bytes_received;
+  }
+  return sum;
+}
+
 void Connection::close() {
-  fd_.reset();
+  for (Fd& socket : sockets_) socket.reset();
   mark_closed("closed by this rank");
 }
 

@@ -1,6 +1,12 @@
 #pragma once
-// One established TCP connection to one peer: the socket, who is on the other end, and the byte
-// counters of everything that crossed it. Owned by the Communicator; used from one thread.
+// One established connection to one peer: its TCP socket(s), who is on the other end, and the
+// byte counters of everything that crossed it. Owned by the Communicator; used from one thread.
+//
+// With --streams K the connection is K sockets, and its one byte stream is striped over them
+// (stripe.h): writes and reads go to the socket the next byte belongs to, so callers see one
+// ordered stream whatever K is. fd() is the socket the next byte is sent on, read_fd() the one the
+// next byte arrives on (what to poll for POLLOUT and POLLIN); the counters, TCP_INFO included,
+// cover all K sockets.
 //
 // All I/O is non-blocking; callers wait for readiness through the progress loop. System-call
 // results are classified in one place: EAGAIN means "try later" (0 bytes), EOF, EPIPE and
@@ -36,8 +42,12 @@ class Connection {
 
   // opened_by_us: this rank called connect() (the kernel then counts our SYN as an acked byte).
   Connection(Fd fd, int my_rank, int peer_rank, std::string peer_address, bool opened_by_us = false);
+  // Stream 1, 2, ... of the connection, in order, before any byte moves (set-up only).
+  void add_stream(Fd fd);
 
-  int fd() const { return fd_.get(); }
+  int fd() const { return sockets_[send_socket()].get(); }
+  int read_fd() const { return sockets_[read_socket()].get(); }
+  int streams() const { return static_cast<int>(sockets_.size()); }
   int peer_rank() const { return peer_rank_; }
   const std::string& peer_address() const { return peer_address_; }  // "10.0.0.2:41235"
   State state() const { return state_; }
@@ -86,11 +96,24 @@ class Connection {
 
  private:
   [[noreturn]] void fail(const char* call, int err);
+  [[noreturn]] void fail_closed();
+  int send_socket() const;
+  int read_socket() const;
+  // One socket's share of write_some/read_some/peek: at most `limit` bytes of iov.
+  size_t send_on(int fd, const iovec* iov, int iov_count);
+  size_t receive_on(int fd, const iovec* iov, int iov_count, int flags);
+  // Calls move(iov, count) on stripe-sized runs of iov, advancing *offset, until one moves less
+  // than it was offered.
+  template <typename Move>
+  size_t striped(const iovec* iov, int iov_count, uint64_t* offset, Move move);
+  KernelByteCounts kernel_counts_of(int fd) const;
   // A failure on this connection: this rank, the peer and its address, and `what` happened.
   ErrorFacts facts(TransportErrorKind kind, std::string what) const;
   void mark_closed(std::string cause);
 
-  Fd fd_;
+  std::vector<Fd> sockets_;  // the streams, in stripe order (stripe.h)
+  uint64_t sent_offset_ = 0;      // bytes written into the striped stream so far
+  uint64_t received_offset_ = 0;  // bytes read from it so far
   int my_rank_;
   int peer_rank_;
   bool opened_by_us_ = false;

@@ -49,6 +49,7 @@ class MeshBuilder {
     Fd fd;
     int peer_rank;  // -1 while an incoming connection has not said who it is
     std::string address;
+    int stream = 0;  // which of the pair's connections (--streams), once known
     std::array<std::byte, wire::kHelloBytes> hello{};
     size_t received = 0;
     Clock::time_point deadline;
@@ -66,6 +67,7 @@ class MeshBuilder {
   void bind_source(int fd, int peer);
   std::string endpoint(int rank) const;
   void start_outgoing();
+  void start_stream(int peer, int stream);  // connects stream `stream` to `peer` and sends its Hello
   Fd connect_to(int peer);
   void complete_handshakes();
   // Throws the Timeout naming this rank and each peer whose handshake is missing, with addresses.
@@ -78,7 +80,11 @@ class MeshBuilder {
   std::string missing_handshakes() const;
   void on_incoming_hello(Pending& p);
   void on_outgoing_reply(Pending& p);
+  // Files the handshaken socket as stream p.stream to peer_rank; the connection is made once all
+  // of the pair's streams are in.
   void add_connection(Pending& p, int peer_rank);
+  // Throws when a job member runs with another --streams than this rank (a Hello's count).
+  void check_streams(const Pending& p, int peer_rank, int theirs);
   // Throws the failure, as seen by this rank.
   [[noreturn]] void fail(ErrorFacts facts);
   [[noreturn]] void fail(TransportErrorKind kind, int peer, std::string what) {
@@ -102,6 +108,8 @@ class MeshBuilder {
   std::vector<Pending> pending_;
   Clock::time_point deadline_;
   int established_ = 0;
+  // Handshaken sockets by peer and stream, until all of a pair's streams are in.
+  std::vector<std::vector<Fd>> streams_;
 };
 
 std::unique_ptr<Communicator> Communicator::connect(Bootstrap& bootstrap, TransportOptions options,
@@ -127,6 +135,8 @@ void MeshBuilder::fail_call(TransportErrorKind kind, int peer, std::string what,
 
 void MeshBuilder::build() {
   comm_.connections_.resize(comm_.size_);
+  streams_.resize(comm_.size_);
+  for (auto& slots : streams_) slots.resize(static_cast<size_t>(comm_.options_.streams));
   listen_and_publish();
   // The clock starts once every address is known: waiting for the launcher to start all ranks is
   // the launcher's business, connecting to ranks that are known to be up is ours.
@@ -306,30 +316,35 @@ Fd MeshBuilder::connect_to(int peer) {
 }
 
 void MeshBuilder::start_outgoing() {
-  // Connect to every lower rank and send the Hello at once.
-  for (int peer = 0; peer < comm_.rank_; ++peer) {
-    phase(fmt::format("the connection to rank {} ({}:{})", peer, comm_.cards_[peer].chosen.address,
-                      comm_.cards_[peer].port));
-    Fd fd = connect_to(peer);
-    set_nodelay(fd.get());
-    const std::string where = fmt::format("{}:{}", comm_.cards_[peer].chosen.address, comm_.cards_[peer].port);
-    Pending p{std::move(fd), peer, where, {}, 0, deadline_};
-    wire::Hello hello;
-    hello.role = wire::HelloRole::Request;
-    hello.secret = secret_;
-    hello.from_rank = static_cast<uint32_t>(comm_.rank_);
-    hello.to_rank = static_cast<uint32_t>(peer);
-    hello.world_size = static_cast<uint32_t>(comm_.size_);
-    auto bytes = wire::encode(hello);
-    // 32 bytes into a fresh socket's empty buffer: one send takes all of it.
-    if (::send(p.fd.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(bytes.size())) {
-      const int send_error = errno;
-      fail_call(TransportErrorKind::Handshake, peer,
-                fmt::format("could not send the handshake to {}", describe_peer(peer, where)), "send", send_error,
-                where);
-    }
-    pending_.push_back(std::move(p));
+  // Connect to every lower rank, each of the pair's streams, and send the Hello at once.
+  for (int peer = 0; peer < comm_.rank_; ++peer)
+    for (int stream = 0; stream < comm_.options_.streams; ++stream) start_stream(peer, stream);
+}
+
+void MeshBuilder::start_stream(int peer, int stream) {
+  phase(fmt::format("the connection to rank {} ({}:{})", peer, comm_.cards_[peer].chosen.address,
+                    comm_.cards_[peer].port));
+  Fd fd = connect_to(peer);
+  set_nodelay(fd.get());
+  const std::string where = fmt::format("{}:{}", comm_.cards_[peer].chosen.address, comm_.cards_[peer].port);
+  Pending p{std::move(fd), peer, where, stream, {}, 0, deadline_};
+  wire::Hello hello;
+  hello.role = wire::HelloRole::Request;
+  hello.secret = secret_;
+  hello.from_rank = static_cast<uint32_t>(comm_.rank_);
+  hello.to_rank = static_cast<uint32_t>(peer);
+  hello.world_size = static_cast<uint32_t>(comm_.size_);
+  hello.stream = static_cast<uint16_t>(stream);
+  hello.streams = static_cast<uint16_t>(comm_.options_.streams);
+  auto bytes = wire::encode(hello);
+  // 32 bytes into a fresh socket's empty buffer: one send takes all of it.
+  if (::send(p.fd.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(bytes.size())) {
+    const int send_error = errno;
+    fail_call(TransportErrorKind::Handshake, peer,
+              fmt::format("could not send the handshake to {}", describe_peer(peer, where)), "send", send_error,
+              where);
   }
+  pending_.push_back(std::move(p));
 }
 
 void MeshBuilder::fail_missing_handshakes() {
@@ -388,7 +403,7 @@ void MeshBuilder::complete_handshakes() {
         int fd = ::accept4(comm_.listener_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) break;
         set_nodelay(fd);
-        pending_.push_back(Pending{Fd(fd), -1, peer_address_of(fd), {}, 0, Clock::now() + stranger_grace});
+        pending_.push_back(Pending{Fd(fd), -1, peer_address_of(fd), 0, {}, 0, Clock::now() + stranger_grace});
       }
     }
     // Walk by index: on_* may append nothing but may close entries, which are erased below.
@@ -421,6 +436,8 @@ void MeshBuilder::on_incoming_hello(Pending& p) {
     problem = fmt::format("rank {} should be accepting from this rank, not connecting", hello.from_rank);
   if (!problem && comm_.connections_[hello.from_rank])
     problem = fmt::format("rank {} is already connected", hello.from_rank);
+  if (!problem && hello.streams == comm_.options_.streams && streams_[hello.from_rank][hello.stream])
+    problem = fmt::format("rank {} stream {} is already connected", hello.from_rank, hello.stream);
   if (problem) {
     comm_.log(fmt::format("rejected a connection from {}: {}", p.address, *problem));
     p.fd.reset();
@@ -432,6 +449,8 @@ void MeshBuilder::on_incoming_hello(Pending& p) {
   reply.from_rank = static_cast<uint32_t>(comm_.rank_);
   reply.to_rank = hello.from_rank;
   reply.world_size = static_cast<uint32_t>(comm_.size_);
+  reply.stream = hello.stream < comm_.options_.streams ? hello.stream : 0;
+  reply.streams = static_cast<uint16_t>(comm_.options_.streams);
   auto bytes = wire::encode(reply);
   if (::send(p.fd.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(bytes.size())) {
     comm_.log(fmt::format("dropped rank {} ({}) during the handshake: {}", hello.from_rank, p.address,
@@ -439,7 +458,20 @@ void MeshBuilder::on_incoming_hello(Pending& p) {
     p.fd.reset();
     return;
   }
+  // Answered first, so the peer, too, learns why and says so.
+  check_streams(p, static_cast<int>(hello.from_rank), hello.streams);
+  p.stream = hello.stream;
   add_connection(p, static_cast<int>(hello.from_rank));
+}
+
+void MeshBuilder::check_streams(const Pending& p, int peer_rank, int theirs) {
+  if (theirs == comm_.options_.streams) return;
+  ErrorFacts facts(TransportErrorKind::Handshake, comm_.rank_, peer_rank,
+                   fmt::format("{} runs with --streams {}, this rank with --streams {}", describe_peer(peer_rank, p.address),
+                               theirs, comm_.options_.streams));
+  facts.peer_address = p.address;
+  facts.hint = "every rank must be started with the same --streams";
+  fail(std::move(facts));
 }
 
 void MeshBuilder::on_outgoing_reply(Pending& p) {
@@ -450,15 +482,20 @@ void MeshBuilder::on_outgoing_reply(Pending& p) {
   if (problem)
     fail_peer(TransportErrorKind::Handshake, p,
               fmt::format("the process at {} is not rank {} of this job: {}", p.address, p.peer_rank, *problem));
+  check_streams(p, p.peer_rank, reply.streams);
   add_connection(p, p.peer_rank);
 }
 
 void MeshBuilder::add_connection(Pending& p, int peer_rank) {
   const bool opened_by_us = p.peer_rank >= 0;  // outgoing: we knew whom we were calling
-  auto connection = std::make_unique<Connection>(std::move(p.fd), comm_.rank_, peer_rank, p.address, opened_by_us);
-  // Both handshake messages crossed this connection: they are protocol overhead.
-  connection->record_sent(wire::kHelloBytes, 0);
-  connection->record_received(wire::kHelloBytes, 0);
+  auto& streams = streams_[peer_rank];
+  streams[p.stream] = std::move(p.fd);
+  if (std::any_of(streams.begin(), streams.end(), [](const Fd& fd) { return !fd; })) return;
+  auto connection = std::make_unique<Connection>(std::move(streams[0]), comm_.rank_, peer_rank, p.address, opened_by_us);
+  for (size_t k = 1; k < streams.size(); ++k) connection->add_stream(std::move(streams[k]));
+  // Both handshake messages crossed each stream: they are protocol overhead.
+  connection->record_sent(wire::kHelloBytes * streams.size(), 0);
+  connection->record_received(wire::kHelloBytes * streams.size(), 0);
   log_connection(*connection, opened_by_us);
   comm_.connections_[peer_rank] = std::move(connection);
   ++established_;

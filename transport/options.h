@@ -43,6 +43,12 @@ struct TransportOptions {
   size_t write_slice_bytes = 0;
   static constexpr size_t kOwnCoreSlice = 128 * 1024;
   static constexpr size_t kSharedCoreSlice = 512 * 1024;
+  // TCP connections ("streams") to each peer, 1 to kMaxStreams. Each connection's byte stream is
+  // striped over them in kStripeBytes pieces, round robin (stripe.h), so K flows carry one
+  // peer's traffic: what a NIC needs when one flow is capped below the link (issue 18 §3). Every
+  // rank must use the same K: a peer with another K is refused at set-up.
+  int streams = 1;
+  static constexpr int kMaxStreams = 8;
   // Publish this identity instead of HostIdentity::local(). Tests only: ranks that are threads of
   // one process then look like ranks on different hosts to host-aware algorithms (hierarchical).
   // Every rank still listens on and connects over its real interfaces.

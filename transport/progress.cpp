@@ -304,7 +304,7 @@ std::vector<std::byte> Loop::read_notice(Connection& c, const std::byte* have, s
     c.record_received(n, 0);
     done += n;
     if (n == 0) {
-      pollfd p{c.fd(), POLLIN, 0};
+      pollfd p{c.read_fd(), POLLIN, 0};
       ::poll(&p, 1, 50);
     }
   }
@@ -523,16 +523,10 @@ void Loop::update_flight(FlightEntry::State unfinished) {
 }
 
 Clock::duration Loop::spin_budget(const Communicator& comm) {
-  // Runs with a fault hook (fault injection, the liveness tests) keep the unspun stall timing
-  // those tests are written against: every stall goes straight to the liveness checks and poll().
-  if (comm.options().fault_hook) return {};
-  return std::chrono::duration_cast<Clock::duration>(comm.options().spin);
+  return std::chrono::duration_cast<Clock::duration>(comm.spin());
 }
 
-size_t Loop::write_slice(const Communicator& comm) {
-  if (size_t chosen = comm.options().write_slice_bytes) return chosen;
-  return comm.ranks_exceed_cores() ? TransportOptions::kSharedCoreSlice : TransportOptions::kOwnCoreSlice;
-}
+size_t Loop::write_slice(const Communicator& comm) { return comm.write_slice_bytes(); }
 
 // A closed or broken connection is not yet a verdict (liveness.h): note it and carry on.
 template <typename Operation>
@@ -595,15 +589,17 @@ void Loop::collect_poll_fds() {
     if (!s.finished() && ready(s) && usable(*s.connection) && s.done < send_limit(s))
       poll_fds_.push_back({s.connection->fd(), POLLOUT, 0});
   for (auto& r : recvs)
-    if (!r.finished() && ready(r) && usable(*r.connection)) poll_fds_.push_back({r.connection->fd(), POLLIN, 0});
+    if (!r.finished() && ready(r) && usable(*r.connection)) poll_fds_.push_back({r.connection->read_fd(), POLLIN, 0});
   first_watched_ = poll_fds_.size();
   for (auto& c : connections_) {
     if (!c || !usable(*c)) continue;
-    short events = c->control_pending() && !c->sending_frame() ? POLLOUT : 0;
-    if (!reading_[c->peer_rank()] && !pending_data_[c->peer_rank()] && !c->departed()) events |= POLLIN;
-    if (!events) continue;
-    poll_fds_.push_back({c->fd(), events, 0});
-    watched_.push_back(c.get());
+    const short out = c->control_pending() && !c->sending_frame() ? POLLOUT : 0;
+    const short in = !reading_[c->peer_rank()] && !pending_data_[c->peer_rank()] && !c->departed() ? POLLIN : 0;
+    // With several streams the next byte out and the next byte in may be on different sockets.
+    const bool one_socket = c->fd() == c->read_fd();
+    if (out) poll_fds_.push_back({c->fd(), static_cast<short>(out | (one_socket ? in : 0)), 0});
+    if (in && (!out || !one_socket)) poll_fds_.push_back({c->read_fd(), in, 0});
+    while (watched_.size() < poll_fds_.size() - first_watched_) watched_.push_back(c.get());
   }
   flight_signal_at_ = poll_fds_.size();
   if (comm_.flight_signal_fd() >= 0) poll_fds_.push_back({comm_.flight_signal_fd(), POLLIN, 0});

@@ -48,7 +48,8 @@ std::array<std::byte, kHelloBytes> encode(const Hello& hello) {
   w.put(hello.from_rank);
   w.put(hello.to_rank);
   w.put(hello.world_size);
-  w.put(uint32_t{0});
+  w.put(hello.stream);
+  w.put(hello.streams);
   return bytes;
 }
 
@@ -62,6 +63,8 @@ Hello decode_hello(const std::byte* bytes) {
   hello.from_rank = r.get<uint32_t>();
   hello.to_rank = r.get<uint32_t>();
   hello.world_size = r.get<uint32_t>();
+  hello.stream = r.get<uint16_t>();
+  hello.streams = r.get<uint16_t>();
   return hello;
 }
 
@@ -80,6 +83,8 @@ std::optional<std::string> check_hello(const Hello& hello, HelloRole expected_ro
     return fmt::format("addressed to rank {} (this is rank {})", hello.to_rank, my_rank);
   if (hello.from_rank >= world_size || hello.from_rank == my_rank)
     return fmt::format("claims to be rank {}, out of range or this rank itself", hello.from_rank);
+  if (hello.streams == 0 || hello.stream >= hello.streams)
+    return fmt::format("stream {} of {} (out of range)", hello.stream, hello.streams);
   return std::nullopt;
 }
 

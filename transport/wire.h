@@ -5,7 +5,9 @@
 // with role=Request; the accepting rank checks it and answers with role=Reply carrying its own
 // rank, so both sides prove they know the job's secret before any collective traffic:
 //   u32 magic "RNGH" | u16 version | u16 role | u64 job secret | u32 from rank | u32 to rank |
-//   u32 world size | u32 reserved (0)
+//   u32 world size | u16 stream | u16 streams
+// With --streams K every pair of ranks has K connections, each with its own handshake naming its
+// index (0..K-1) and K; a peer with another K is refused (stripe.h says how bytes are spread).
 //
 // Frames, for everything after the handshake, a 32-byte header then `length` payload bytes:
 //   u32 magic "RNGF" | u16 kind | u16 reserved (0) | u64 collective sequence | u32 step |
@@ -37,7 +39,7 @@ namespace ringbench::wire {
 
 inline constexpr uint32_t kHandshakeMagic = 0x48474e52;  // "RNGH" in memory order
 inline constexpr uint32_t kFrameMagic = 0x46474e52;      // "RNGF"
-inline constexpr uint16_t kProtocolVersion = 2;  // 2: Heartbeat, Abort notice, Bye
+inline constexpr uint16_t kProtocolVersion = 3;  // 2: Heartbeat, Abort notice, Bye; 3: streams
 inline constexpr size_t kHelloBytes = 32;
 inline constexpr size_t kFrameHeaderBytes = 32;
 
@@ -51,6 +53,8 @@ struct Hello {
   uint32_t from_rank = 0;
   uint32_t to_rank = 0;
   uint32_t world_size = 0;
+  uint16_t stream = 0;   // which of the pair's connections this is
+  uint16_t streams = 1;  // connections per pair of ranks (--streams)
 };
 
 std::array<std::byte, kHelloBytes> encode(const Hello& hello);
@@ -58,7 +62,8 @@ Hello decode_hello(const std::byte* bytes);
 
 // Why a received hello is unacceptable, or nullopt when it is the one expected: right magic,
 // version, role and secret, addressed to `my_rank` in a world of `world_size`, from a rank in
-// range other than my own.
+// range other than my own, on a stream index below its stream count. (Whether that count is this
+// rank's is the caller's check: a job member with another count is an error, not a stranger.)
 std::optional<std::string> check_hello(const Hello& hello, HelloRole expected_role, uint64_t secret,
                                        uint32_t my_rank, uint32_t world_size);
 

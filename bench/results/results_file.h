@@ -57,7 +57,9 @@ namespace ringbench::results {
 //      bucket size) is new;
 //      /events (each shrink of --on-failure shrink: when, who failed, the new N, where) is new;
 //      /results gains epoch (the shrinks before the row)
-inline constexpr int64_t kSchemaVersion = 5;
+//   6  /results gains the transport parameters each row ran with (pipeline_bytes,
+//      write_slice_bytes, spin_us, streams)
+inline constexpr int64_t kSchemaVersion = 6;
 
 // A results-file problem a user can act on (wrong schema, not HDF5, unwritable path, lock
 // timeout). what() is one line naming the file.

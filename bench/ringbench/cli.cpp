@@ -20,9 +20,16 @@
 #include "statistics/stopping_rule.h"
 #include "transport/algorithm.h"
 #include "transport/interfaces.h"
+#include "transport/stripe.h"
 
 namespace ringbench {
 namespace {
+
+// The ranges --slice and --spin accept: below 1 KiB a send slice costs more in system calls than
+// any overlap can win back; above 64 MiB it is no slice at all; a spin beyond 100 ms is a busy wait.
+constexpr uint64_t kMinSlice = 1024;
+constexpr uint64_t kMaxSlice = 64ull << 20;
+constexpr int64_t kMaxSpinUs = 100'000;
 
 // Thrown for a value CLI11 accepted syntactically but that cannot work; printed like CLI11's own.
 struct BadValue {
@@ -33,11 +40,13 @@ struct BadValue {
 // the way a user types them, so --help shows the defaults that bench_options.h and
 // TransportOptions define, and nothing here repeats them.
 struct TypedValues {
-  std::string sizes, dtype, op, data, timing, sockbuf, pipeline, placement, format, on_failure;
+  std::string sizes, dtype, op, data, timing, sockbuf, pipeline, slice, placement, format, on_failure;
   std::string workload, grad_bytes, bucket_bytes;  // --workload ddp's
   std::vector<std::string> size_list;
   std::vector<std::string> collectives, injects;
   double timeout_s = 0;
+  int64_t spin_us = 0;
+  int streams = 1;
   bool sizes_given = false;  // -m on the command line
 };
 
@@ -53,6 +62,9 @@ TypedValues typed_defaults(const BenchOptions& options) {
   typed.on_failure = to_string(options.on_failure);
   typed.sockbuf = format_byte_size(options.transport.socket_buffer_bytes);
   typed.pipeline = format_byte_size(options.transport.pipeline_bytes);
+  typed.slice = options.transport.write_slice_bytes == 0 ? "auto" : format_byte_size(options.transport.write_slice_bytes);
+  typed.spin_us = options.transport.spin.count();
+  typed.streams = options.transport.streams;
   for (Collective c : options.collectives) typed.collectives.emplace_back(to_string(c));
   typed.timeout_s = std::chrono::duration<double>(options.transport.timeout).count();
   typed.workload = to_string(options.workload);
@@ -226,6 +238,25 @@ void add_transport_options(CLI::App& app, BenchOptions& options, TypedValues& ty
                  "suffixes")
       ->type_name("BYTES")
       ->capture_default_str();
+  app.add_option("--slice", typed.slice,
+                 fmt::format("Most bytes one send() may take, K/M/G suffixes, {} to {}; auto: {} with a core for every "
+                             "rank on the host, else {} with the core yielded after each slice",
+                             format_byte_size(kMinSlice), format_byte_size(kMaxSlice),
+                             format_byte_size(TransportOptions::kOwnCoreSlice),
+                             format_byte_size(TransportOptions::kSharedCoreSlice)))
+      ->type_name("BYTES|auto")
+      ->capture_default_str();
+  app.add_option("--spin", typed.spin_us,
+                 fmt::format("Microseconds a stalled rank retries before it sleeps in poll(), 0 to {}; 0 sleeps at once",
+                             kMaxSpinUs))
+      ->type_name("US")
+      ->capture_default_str();
+  app.add_option("--streams", typed.streams,
+                 fmt::format("TCP connections to each peer, 1 to {}; each connection's bytes are striped over them in "
+                             "{} pieces, for links where one flow cannot fill the wire; every rank needs the same",
+                             TransportOptions::kMaxStreams, format_byte_size(kStripeBytes)))
+      ->type_name("K")
+      ->capture_default_str();
 }
 
 void add_workload_options(CLI::App& app, BenchOptions& options, TypedValues& typed) {
@@ -356,6 +387,25 @@ void apply_transport(const TypedValues& typed, TransportOptions& transport) {
   auto piece = parse_byte_size(typed.pipeline);
   if (!piece || *piece == 0) throw BadValue{fmt::format("--pipeline {}: expected a positive size", typed.pipeline)};
   transport.pipeline_bytes = *piece;
+}
+
+// --slice, --spin and --streams: the progress loop's send slice and spin, and the sockets per peer.
+void apply_tuning(const TypedValues& typed, TransportOptions& transport) {
+  if (typed.slice == "auto") {
+    transport.write_slice_bytes = 0;
+  } else {
+    auto slice = parse_byte_size(typed.slice);
+    if (!slice || *slice < kMinSlice || *slice > kMaxSlice)
+      throw BadValue{fmt::format("--slice {}: expected auto or a size from {} to {}", typed.slice,
+                                 format_byte_size(kMinSlice), format_byte_size(kMaxSlice))};
+    transport.write_slice_bytes = *slice;
+  }
+  if (typed.spin_us < 0 || typed.spin_us > kMaxSpinUs)
+    throw BadValue{fmt::format("--spin {}: expected microseconds from 0 to {}", typed.spin_us, kMaxSpinUs)};
+  transport.spin = std::chrono::microseconds(typed.spin_us);
+  if (typed.streams < 1 || typed.streams > TransportOptions::kMaxStreams)
+    throw BadValue{fmt::format("--streams {}: expected 1 to {}", typed.streams, TransportOptions::kMaxStreams)};
+  transport.streams = typed.streams;
 }
 
 // --bucket-bytes: one size (MIN = MAX) or MIN:MAX.
@@ -492,6 +542,7 @@ ParsedCommandLine parse_command_line(int argc, char** argv, bool print) {
     check_time_cap(options);
     apply_timing(typed, options);
     apply_transport(typed, options.transport);
+    apply_tuning(typed, options.transport);
     options.injects = typed.injects;  // recorded in /runs, and checked against N in main()
     if (auto what = parse_on_failure(typed.on_failure)) options.on_failure = *what;
     else throw BadValue{fmt::format("--on-failure {}: expected abort or shrink", typed.on_failure)};

@@ -131,6 +131,7 @@ SizeResult Measurement::describe_point(const Contestant& contestant, uint64_t by
   result.algorithm = std::string(algorithm.name());
   result.chosen = result.algorithm;
   result.bytes_counted = algorithm.bytes_counted();
+  if (result.bytes_counted) result.tuning = transport_tuning(comm_);
   result.count = call_count(result.collective, bytes, element_bytes, world);
   result.bytes = result.count * element_bytes;
   return result;
@@ -257,6 +258,11 @@ std::vector<RankSample> Measurement::gather_samples(const RankSample& sample) {
     samples.push_back(s);
   }
   return samples;
+}
+
+TransportTuning transport_tuning(const Communicator& comm) {
+  return {comm.pipeline_piece(1), comm.write_slice_bytes(), static_cast<double>(comm.spin().count()),
+          int64_t{comm.streams()}};
 }
 
 double SizeResult::t_avg_us() const {

@@ -8,6 +8,7 @@
 // to every rank. Several algorithms take turns block by block. When an algorithm stops, its last
 // call's result is verified, then the ring send/receive link test runs at its chunk size.
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -41,6 +42,16 @@ struct RankSample {
   uint64_t call_context_switches = 0;
 };
 
+// The transport parameters a row ran with (rank 0's; the slice default depends on its host), as
+// /results records them. Rows that did not run over our transport (mpi) keep the missing values.
+struct TransportTuning {
+  uint64_t pipeline_bytes = 0;     // Communicator::pipeline_piece(1)
+  uint64_t write_slice_bytes = 0;  // Communicator::write_slice_bytes()
+  double spin_us = std::nan("");   // Communicator::spin()
+  int64_t streams = -1;            // Communicator::streams()
+};
+TransportTuning transport_tuning(const Communicator& comm);
+
 // What rank 0 reports for one size.
 struct SizeResult {
   Collective collective;
@@ -55,6 +66,7 @@ struct SizeResult {
   int root = 0;                   // broadcast's source, reduce's destination
   int iterations = 0, warmup = 0;  // timed calls (as the stopping rule decided), warm-up calls
   uint32_t epoch = 0;             // shrinks before this row was measured (--on-failure shrink)
+  TransportTuning tuning;         // filled for rows over our transport (bytes_counted)
   // Rank 0 only: each timed call's time as the collective's (statistics/collective_call_time.h),
   // in order; each rank's own duration of every call; their statistics; why timing stopped.
   std::vector<double> call_us;

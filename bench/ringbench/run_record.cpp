@@ -204,6 +204,12 @@ const results::Table& results_table() {
                                                              "the ranks, per call"},
           // Schema 5: rows measured after a shrink (--on-failure shrink, /events) say so.
           {"epoch", ColumnType::Int64, "", "shrinks before this row: 0 as launched, K after the K-th (see /events)"},
+          // Schema 6: the transport parameters the row ran with (rank 0's); missing for mpi rows.
+          {"pipeline_bytes", ColumnType::UInt64, "B", "received bytes handed to a reduction at a time (--pipeline)"},
+          {"write_slice_bytes", ColumnType::UInt64, "B",
+           "most bytes one send() took (--slice, or the default for the host's ranks per core)"},
+          {"spin_us", ColumnType::Float64, "us", "how long a stalled rank spun before sleeping in poll() (--spin)"},
+          {"streams", ColumnType::Int64, "", "TCP connections to each peer (--streams)"},
       },
       "one row per (run, collective, algorithm, size)"};
   return table;
@@ -319,7 +325,11 @@ results::Row to_row(const std::string& run_id, const SizeResult& s, const BenchO
           s.foreign_cpu_share,
           s.cpu_s_per_GB(n),
           s.ctx_switches_per_call(),
-          int64_t{s.epoch}};
+          int64_t{s.epoch},
+          uint64_t{s.tuning.pipeline_bytes},
+          uint64_t{s.tuning.write_slice_bytes},
+          s.tuning.spin_us,
+          int64_t{s.tuning.streams}};
 }
 
 std::string utc_now() {

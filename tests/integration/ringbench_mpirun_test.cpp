@@ -13,6 +13,7 @@
 #include "run_command.h"
 #include "transport/algorithm.h"
 #include "transport/collectives/ring_allreduce.h"
+#include "transport/options.h"
 
 namespace ringbench {
 namespace {
@@ -193,11 +194,14 @@ TEST_F(RingbenchRun, AppendsToAFileOfThePreviousSchema) {
       EXPECT_TRUE(same(before.rows[r][c], after.rows[r][c])) << "row " << r << " column " << before.columns[c].name;
     EXPECT_TRUE(std::isnan(get<double>(after, r, "t_median_us")));
     EXPECT_EQ(get<int64_t>(after, r, "calls"), -1);
+    EXPECT_EQ(get<int64_t>(after, r, "streams"), -1) << "schema 6's parameters are missing for the old rows";
+    EXPECT_EQ(get<uint64_t>(after, r, "pipeline_bytes"), 0u);
   }
   for (size_t r = before.rows.size(); r < after.rows.size(); ++r) {
     EXPECT_GT(get<double>(after, r, "t_median_us"), 0.0);
     EXPECT_EQ(get<int64_t>(after, r, "calls"), 12);
     EXPECT_EQ(get<std::string>(after, r, "stop_reason"), "iterations");
+    EXPECT_EQ(get<int64_t>(after, r, "streams"), 1);
     EXPECT_TRUE(std::isnan(get<double>(after, r, "t_ci95_low_us"))) << "2 blocks of calls give no interval";
   }
   EXPECT_EQ(results::read_table(file, "/runs").rows.size(), before_runs.rows.size() + 1);
@@ -357,6 +361,53 @@ TEST_F(RingbenchRun, NcclTestsStyleRootPlacementsFormatsAndFooter) {
   EXPECT_EQ(rows, 4) << "one row per size and collective, both placements on it";
 }
 
+// Each row records the transport parameters it ran with, so rows run with different tuning can be
+// told apart; the mpi rows, which do not run over our transport, hold the missing values.
+TEST_F(RingbenchRun, RowsRecordTheTransportParametersTheyRanWith) {
+  const fs::path file = dir_ / "tuning.h5";
+  auto run = run_command("mpirun -np 2 --bind-to none --mca pml ob1 --mca btl tcp,self " + std::string(RINGBENCH_EXE) +
+                             " --algo ring,mpi --sizes 256K -i 4 -x 1 --pipeline 64K -o " + file.string(),
+                         (dir_ / "tuning").string());
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const auto results = results::read_table(file, "/results");
+  ASSERT_EQ(results.rows.size(), 2u);
+  for (size_t i = 0; i < results.rows.size(); ++i) {
+    const std::string algorithm = get<std::string>(results, i, "algorithm");
+    SCOPED_TRACE(algorithm);
+    if (algorithm == "mpi") {
+      EXPECT_EQ(get<uint64_t>(results, i, "pipeline_bytes"), 0u);
+      EXPECT_EQ(get<uint64_t>(results, i, "write_slice_bytes"), 0u);
+      EXPECT_TRUE(std::isnan(get<double>(results, i, "spin_us")));
+      EXPECT_EQ(get<int64_t>(results, i, "streams"), -1);
+      continue;
+    }
+    EXPECT_EQ(get<uint64_t>(results, i, "pipeline_bytes"), 64u << 10);
+    const uint64_t slice = get<uint64_t>(results, i, "write_slice_bytes");
+    EXPECT_TRUE(slice == TransportOptions::kOwnCoreSlice || slice == TransportOptions::kSharedCoreSlice) << slice;
+    EXPECT_EQ(get<double>(results, i, "spin_us"), 50.0) << "TransportOptions::spin's default";
+    EXPECT_EQ(get<int64_t>(results, i, "streams"), 1);
+  }
+}
+
+// Each parameter can be pinned from the command line, and the row says so; with --streams 2 each
+// pair of ranks talks over two sockets, and the rows still verify and match the byte formula.
+TEST_F(RingbenchRun, PinnedSliceSpinAndStreamsReachTheRows) {
+  const fs::path file = dir_ / "pinned.h5";
+  auto run = run_command(mpirun(3) + RINGBENCH_EXE + " --algo ring --sizes 4K,1M -i 4 -x 1 --slice 32K --spin 7 " +
+                             "--streams 2 -o " + file.string(),
+                         (dir_ / "pinned").string());
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const auto results = results::read_table(file, "/results");
+  ASSERT_EQ(results.rows.size(), 2u);
+  for (size_t i = 0; i < results.rows.size(); ++i) {
+    EXPECT_EQ(get<uint64_t>(results, i, "write_slice_bytes"), 32u << 10);
+    EXPECT_EQ(get<double>(results, i, "spin_us"), 7.0);
+    EXPECT_EQ(get<int64_t>(results, i, "streams"), 2);
+    EXPECT_EQ(get<int64_t>(results, i, "verified"), 1);
+    EXPECT_EQ(get<int64_t>(results, i, "formula_ok"), 1);
+  }
+}
+
 // The CPU cost is measured for ringbench's rows and the mpi rows alike (the same bound-bytes
 // denominator), so a user choosing a transport for a CPU-starved host can compare them.
 TEST_F(RingbenchRun, CpuCostIsPresentForOurRowsAndTheMpiRows) {
@@ -392,6 +443,10 @@ TEST_F(RingbenchRun, BadInputGetsOneLineNamingTheFlagAndExitCode2) {
       {"--place sideways", "--place sideways"}, {"--format xml", "--format xml"},
       {"--on-failure retry", "--on-failure retry"}, {"--workload ddp --on-failure shrink", "--on-failure shrink"},
       {"--workload ddp --algo mpi", "--algo mpi"}, {"--workload ddp --bucket-bytes 4M:1M", "--bucket-bytes"},
+      {"--slice 100", "--slice 100"},        {"--slice 1G", "--slice 1G"},
+      {"--slice sometimes", "--slice sometimes"}, {"--spin -1", "--spin -1"},
+      {"--spin 200000", "--spin 200000"},    {"--streams 0", "--streams 0"},
+      {"--streams 9", "--streams 9"},
   };
   for (const auto& c : cases) {
     const bool sets_output = c.args.rfind("-o ", 0) == 0;

@@ -24,6 +24,11 @@ TEST(Wire, HelloRoundTrips) {
   EXPECT_EQ(back.to_rank, 1u);
   EXPECT_EQ(back.world_size, 4u);
   EXPECT_FALSE(check_hello(back, HelloRole::Request, h.secret, 1, 4));
+  h.stream = 2;
+  h.streams = 4;
+  back = decode_hello(encode(h).data());
+  EXPECT_EQ(back.stream, 2u);
+  EXPECT_EQ(back.streams, 4u);
 }
 
 TEST(Wire, HelloRejectsEachKindOfStranger) {
@@ -50,6 +55,10 @@ TEST(Wire, HelloRejectsEachKindOfStranger) {
   h = valid_request();
   h.role = HelloRole::Reply;
   EXPECT_NE(rejected(h).find("role"), std::string::npos);
+  h = valid_request();
+  h.stream = 2;
+  h.streams = 2;
+  EXPECT_NE(rejected(h).find("stream 2 of 2"), std::string::npos);
 }
 
 TEST(Wire, FrameHeaderRoundTripsAndChecksEveryField) {

@@ -1,0 +1,30 @@
+#pragma once
+// How one connection's byte stream is striped over its K TCP sockets ("streams", issue 18 §3):
+// byte k of the stream travels on socket (k / kStripeBytes) % K, so the stripes go round robin and
+// each socket carries every K-th stripe, in order. Both ends compute the same mapping from the
+// byte count alone, so nothing about it goes on the wire, and frames (headers included) may
+// straddle stripes. A reader takes the stripes in stream order: a socket whose stripe is not yet
+// due simply keeps its bytes in the kernel's buffer until it is.
+//
+// Why fixed stripes and not a split of each message: control frames (heartbeats, aborts) share
+// the stream between messages, and a fixed mapping needs no per-message agreement.
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ringbench {
+
+// 64 KiB: a few stripes of a 1 MiB message per socket, so K sockets share small messages too, and
+// fewer than one stripe's worth of sendmsg calls split at stripe boundaries (write slices are
+// 128-512 KiB). Part of the protocol: both ends must agree (wire.h's version covers it).
+inline constexpr uint64_t kStripeBytes = 64 * 1024;
+
+// The socket, 0..streams-1, that carries byte `offset` of the stream.
+constexpr int stripe_stream(uint64_t offset, int streams, uint64_t stripe = kStripeBytes) {
+  return static_cast<int>((offset / stripe) % static_cast<uint64_t>(streams));
+}
+
+// Bytes from `offset` to the end of its stripe (1..stripe): how much may go to one socket at once.
+constexpr uint64_t stripe_left(uint64_t offset, uint64_t stripe = kStripeBytes) { return stripe - offset % stripe; }
+
+}  // namespace ringbench
