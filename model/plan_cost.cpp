@@ -75,14 +75,16 @@ double piece_work_us(const RankStep& s, const std::array<LinkParameters, kClasse
 }
 
 // One host's ranks' work in one step: the largest (a rank runs on one core at most) and the sum,
-// over the cores left to them. With more ranks than cores no core is ever idle, so the pieces'
-// CPU time at both ends queues for the same cores as the copies: it joins the sum.
+// over the cores left to them. With more ranks than the host has cores no core is ever idle, so
+// the pieces' CPU time at both ends queues for the same cores as the copies: it joins the sum. The
+// host's own cores decide, not those other processes left: under load the link test's fitted
+// overhead already holds the wait for a core.
 struct HostWork {
   double largest = 0, sum = 0, piece_sum = 0;
   int ranks = 0;
-  double us(double cores) const {
+  double us(double cores, int host_cores) const {
     if (cores <= 0) return 0;
-    const double shared = sum + (ranks > cores ? piece_sum : 0);
+    const double shared = sum + (ranks > host_cores ? piece_sum : 0);
     return std::max(largest / std::min(1.0, cores), shared / cores);
   }
 };
@@ -128,7 +130,7 @@ namespace {
 // One step of every rank: each busy rank starts once it is free and its senders' data has had
 // their latency to arrive, then takes the step's duration (the larger of its wire time and its
 // host's CPU time). `ready` holds when each rank finished its previous steps; updated in place.
-void advance_step(const std::vector<RankStep>& ranks, const std::vector<int>& host_of_rank, double cores,
+void advance_step(const std::vector<RankStep>& ranks, const std::vector<int>& host_of_rank, double cores, int host_cores,
                   std::span<const double> wire, std::span<const double> work, std::span<const double> piece_work,
                   std::vector<double>& ready, PlanCost& cost) {
   std::vector<HostWork> hosts(ready.size());
@@ -145,7 +147,7 @@ void advance_step(const std::vector<RankStep>& ranks, const std::vector<int>& ho
     if (!ranks[r].busy) continue;
     double start = before[r];
     for (const auto& [peer, latency] : ranks[r].senders) start = std::max(start, before[static_cast<size_t>(peer)] + latency);
-    const double cpu = hosts[static_cast<size_t>(host_of_rank[r])].us(cores);
+    const double cpu = hosts[static_cast<size_t>(host_of_rank[r])].us(cores, host_cores);
     ready[r] = start + std::max(wire[r], cpu);
     slowest_wire = std::max(slowest_wire, wire[r]);
     slowest_cpu = std::max(slowest_cpu, cpu);
@@ -178,7 +180,7 @@ PlanCost plan_cost(const Cluster& machine, const PlanCall& call) {
     }
     if (!busy) continue;
     ++cost.steps;
-    advance_step(ranks, call.host_of_rank, cores, wire, work, piece_work, ready, cost);
+    advance_step(ranks, call.host_of_rank, cores, machine.host_cpu.cores, wire, work, piece_work, ready, cost);
   }
   cost.time_us = machine.launch_overhead_us + *std::max_element(ready.begin(), ready.end());
   cost.latency_us = cost.time_us - machine.launch_overhead_us - cost.wire_us - cost.cpu_us;

@@ -17,7 +17,7 @@
 //     cores_h = host_cpu.cores x (1 - the share of the host's CPU other processes took meanwhile)
 //     work_r = (bytes sent + bytes received) / kernel copy rate + bytes reduced / reduce rate
 //     pieces_r = sum over link classes c of overhead_c x (pieces sent + pieces received),
-//                when h has more ranks than cores_h; else 0
+//                when h has more ranks than host_cpu.cores; else 0
 //
 // wire_r is the rank's links (link_fit.h's terms; a link carries both directions at once). cpu_h is
 // the shared-cores rule: the kernel copies every byte a rank sends into its socket and every byte

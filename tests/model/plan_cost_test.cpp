@@ -111,10 +111,9 @@ TEST(PlanCost, ARankUsesOneCoreAtMost) {
 
 TEST(PlanCost, OtherProcessesLeaveFewerCores) {
   PlanCall call = ring_call({0, 0});
-  call.foreign_cpu_share = 0.75;  // half a core left of 2, for 2 ranks: their pieces (2 x 2 us
-  // each) join the sum. Step 1: work 8 per rank, max(8 / 0.5, (16 + 8) / 0.5) = 48, 10 + 48 = 58;
-  // step 2: work 4, (8 + 8) / 0.5 = 32, 42.
-  EXPECT_DOUBLE_EQ(plan_cost(measured_machine(measurements()), call).time_us, 100.0);
+  call.foreign_cpu_share = 0.75;  // half a core left of 2; 2 ranks on 2 cores: no pieces_r
+  // Step 1: work 8 per rank, max(8 / 0.5, 16 / 0.5) = 32, 10 + 32 = 42; step 2: 4, 8 / 0.5 = 16, 26.
+  EXPECT_DOUBLE_EQ(plan_cost(measured_machine(measurements()), call).time_us, 68.0);
   call.foreign_cpu_share = 1;
   EXPECT_THROW(plan_cost(measured_machine(measurements()), call), InputError);
 }
