@@ -30,6 +30,7 @@ ErrorFacts Connection::facts(TransportErrorKind kind, std::string what) const {
 }
 
 size_t Connection::write_some(const iovec* iov, int iov_count) {
+  if (silenced_) return 0;
   msghdr msg{};
   msg.msg_iov = const_cast<iovec*>(iov);
   msg.msg_iovlen = static_cast<size_t>(iov_count);
@@ -44,6 +45,7 @@ size_t Connection::write_some(const iovec* iov, int iov_count) {
 }
 
 size_t Connection::read_some(const iovec* iov, int iov_count) {
+  if (silenced_) return 0;
   msghdr msg{};
   msg.msg_iov = const_cast<iovec*>(iov);
   msg.msg_iovlen = static_cast<size_t>(iov_count);
@@ -65,6 +67,7 @@ size_t Connection::read_some(const iovec* iov, int iov_count) {
 }
 
 size_t Connection::peek(std::byte* out, size_t size) {
+  if (silenced_) return 0;
   for (;;) {
     ssize_t n = ::recv(fd_.get(), out, size, MSG_PEEK | MSG_DONTWAIT);
     if (n > 0) return static_cast<size_t>(n);

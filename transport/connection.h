@@ -37,7 +37,8 @@ class Connection {
   // opened_by_us: this rank called connect() (the kernel then counts our SYN as an acked byte).
   Connection(Fd fd, int my_rank, int peer_rank, std::string peer_address, bool opened_by_us = false);
 
-  int fd() const { return fd_.get(); }
+  // -1 once silenced (below), so that poll() passes over it.
+  int fd() const { return silenced_ ? -1 : fd_.get(); }
   int peer_rank() const { return peer_rank_; }
   const std::string& peer_address() const { return peer_address_; }  // "10.0.0.2:41235"
   State state() const { return state_; }
@@ -83,6 +84,10 @@ class Connection {
   // When the connection was found closed or reset, and how (for the grace period in progress.cpp).
   Clock::time_point closed_at() const { return closed_at_; }
   const std::string& close_cause() const { return close_cause_; }
+  // Fault injection (TransportOptions::silenced_peer): from now on nothing is read from or written
+  // to this connection, as if every packet were dropped both ways; it stays open.
+  void silence() { silenced_ = true; }
+  bool silenced() const { return silenced_; }
 
  private:
   [[noreturn]] void fail(const char* call, int err);
@@ -101,6 +106,7 @@ class Connection {
   Clock::time_point last_sent_ = Clock::now();
   bool sending_frame_ = false;
   bool departed_ = false;
+  bool silenced_ = false;
   std::vector<std::byte> control_out_;
   size_t control_done_ = 0;
   Clock::time_point closed_at_{};
