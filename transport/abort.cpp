@@ -80,7 +80,7 @@ void Communicator::abort_job(const TransportError& detected) {
     told += (told.empty() ? "" : ", ") + std::to_string(c->peer_rank());
   }
   flush_all(targets, std::chrono::milliseconds(500));
-  gather_views(liveness::close_grace(options_.timeout));
+  gather_views(notice, liveness::close_grace(options_.timeout));
   failure_ = verdict_from_views(detected);
   // Calls started after this one, or queued behind it, fail with the same error at once.
   if (progress_) progress_->note_failure(std::make_exception_ptr(*failure_));

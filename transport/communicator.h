@@ -44,6 +44,7 @@
 #include "interfaces.h"
 #include "options.h"
 #include "request.h"
+#include "wire.h"
 
 namespace ringbench {
 
@@ -221,7 +222,7 @@ class Communicator {
   // peers this rank hears come in their Abort notices, for a bounded moment; a failed link
   // replaces the blame of one rank.
   TransportError verdict_from_views(const TransportError& failure);
-  void gather_views(std::chrono::milliseconds budget);
+  void gather_views(wire::AbortNotice notice, std::chrono::milliseconds budget);
   // The door for strangers that connect after set-up (strangers.h), made on first use.
   StrangerDoor& strangers();
   // How long since each peer was last heard, for a dump.

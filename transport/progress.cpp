@@ -464,7 +464,7 @@ void Loop::fail_from_notice(Connection& from, const wire::AbortNotice& notice) {
                                                                                : TransportErrorKind::Protocol;
   int failed = notice.failed_rank >= 0 && notice.failed_rank < size ? notice.failed_rank : -1;
   int detector = notice.detected_by >= 0 && notice.detected_by < size ? notice.detected_by : from.peer_rank();
-  if (notice.view && notice.view->rank == from.peer_rank()) comm_.view_gathering().received.push_back(*notice.view);
+  if (notice.view) comm_.view_gathering().received.push_back(*notice.view);
   fail(kind, failed, detector, from.peer_rank(), notice.cause);
 }
 
@@ -494,9 +494,11 @@ void Loop::fail(TransportErrorKind kind, int failed, int detected_by, int report
 void Loop::note_heard_view() {
   ViewGathering& views = comm_.view_gathering();
   if (views.mine) return;
-  views.mine = comm_.heard_view_now(pending_data_);
+  // Inside a frame from a peer its heartbeats cannot reach us: its silence says nothing (unknown).
+  std::vector<char> unheard = pending_data_;
   for (auto& c : connections_)
-    if (c && mid_frame_from(c->peer_rank())) views.mid_frame.push_back(c->peer_rank());
+    if (c && mid_frame_from(c->peer_rank())) views.mid_frame.push_back(c->peer_rank()), unheard[c->peer_rank()] = 1;
+  views.mine = comm_.heard_view_now(unheard);
 }
 
 void Loop::record_flight() {

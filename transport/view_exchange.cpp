@@ -2,11 +2,11 @@
 // (heard_views.h): Communicator::heard_view_now, gather_views and verdict_from_views.
 //
 // Each failing rank's Abort notice carries its own view (abort.cpp), sent to every peer it still
-// hears. After sending, a rank reads the notices of the peers it hears, for a bounded moment
-// (close_grace: at most 1.5 s), on connections whose stream stands at a frame boundary: a data
-// frame in the way ends the wait for that peer, since nothing behind it can be read in time.
-// Every survivor thus holds, besides its own, the view of each peer it hears; with one of the
-// ends of a silent link and one witness that hears the other end, the verdict names the link.
+// hears. After sending, a rank reads notices, for a bounded moment (close_grace: at most 1.5 s),
+// on connections whose stream stands at a frame boundary (a data frame in the way ends reading
+// that one), and relays each view it learns once; it stops early once it holds the view of every
+// rank any view hears. With one end of a silent link and one witness that hears the other end,
+// the verdict names the link.
 
 #include <poll.h>
 
@@ -37,9 +37,10 @@ bool alive_in(const HeardView& view, int peer) {
   return false;
 }
 
-// Reads what is at the head of `c` without waiting: heartbeats are consumed; an Abort notice is
-// consumed and its view kept. True when nothing more is to be had from `c`.
-bool read_head(Connection& c, std::vector<std::byte>& buffer, std::vector<HeardView>& received) {
+// Reads what is at the head of `c` without waiting: heartbeats are consumed; Abort notices are
+// consumed and their views kept. True when nothing more can come from `c` (closed, or a data
+// frame, a Bye or garbage in the way).
+bool read_notices(Connection& c, std::vector<std::byte>& buffer, std::vector<HeardView>& received) {
   constexpr size_t kHeader = wire::kFrameHeaderBytes;
   for (;;) {
     if (c.state() != Connection::State::Connected) return true;
@@ -56,9 +57,21 @@ bool read_head(Connection& c, std::vector<std::byte>& buffer, std::vector<HeardV
     c.record_received(c.read_some(&iov, 1), 0);
     if (h.kind != wire::FrameKind::Abort) continue;  // a heartbeat
     auto notice = wire::decode_abort(buffer.data() + kHeader, h.length);
-    if (notice && notice->view && notice->view->rank == c.peer_rank()) received.push_back(*notice->view);
-    return true;
+    if (notice && notice->view) received.push_back(*notice->view);
   }
+}
+
+// Every rank some view hears, or that sent a view, has its view among `views`.
+bool every_live_view_held(const std::vector<HeardView>& views) {
+  std::set<int> held, alive;
+  for (const auto& v : views) {
+    held.insert(v.rank);
+    for (const auto& p : v.peers)
+      if (p.heard == Heard::Alive) alive.insert(p.peer);
+  }
+  for (int r : alive)
+    if (!held.count(r)) return false;
+  return true;
 }
 
 }  // namespace
@@ -78,35 +91,57 @@ HeardView Communicator::heard_view_now(std::span<const char> data_waiting) const
   return view;
 }
 
-void Communicator::gather_views(std::chrono::milliseconds budget) {
-  const HeardView& mine = *views_.mine;
-  std::set<int> have;
-  for (const auto& v : views_.received) have.insert(v.rank);
-  std::vector<Connection*> waiting;
+// Views travel further than one hop: each view learned is relayed once, as a notice of its own,
+// to every peer this rank hears and can write a whole frame to. A rank inside a frame to a peer
+// cannot tell it anything, so in a stuck pipeline the views go round the others instead.
+void Communicator::gather_views(wire::AbortNotice notice, std::chrono::milliseconds budget) {
+  std::vector<HeardView> views{*views_.mine};
+  views.insert(views.end(), views_.received.begin(), views_.received.end());
+  std::set<int> relayed{rank_};  // our own went out with the first notice
+  std::vector<Connection*> reading;
   for (auto& c : connections_)
-    if (c && c->state() == Connection::State::Connected && !c->departed() && alive_in(mine, c->peer_rank()) &&
-        !have.count(c->peer_rank()) &&
+    if (c && c->state() == Connection::State::Connected && !c->departed() &&
         std::find(views_.mid_frame.begin(), views_.mid_frame.end(), c->peer_rank()) == views_.mid_frame.end())
-      waiting.push_back(c.get());
+      reading.push_back(c.get());
   std::vector<std::byte> buffer(wire::kFrameHeaderBytes + wire::kMaxAbortNoticeBytes);
   const auto give_up = Clock::now() + budget;
-  while (!waiting.empty()) {
-    std::vector<Connection*> left;
+  for (;;) {
+    for (const HeardView& v : views) {
+      if (!relayed.insert(v.rank).second) continue;
+      notice.view = v;
+      const auto frame = wire::encode_abort(notice);
+      for (auto& c : connections_)
+        if (c && c->state() == Connection::State::Connected && !c->departed() && !c->sending_frame() &&
+            c->peer_rank() != v.rank && alive_in(*views_.mine, c->peer_rank()))
+          c->queue_control(frame);
+    }
     std::vector<pollfd> fds;
-    for (Connection* c : waiting) {
-      bool done = true;
+    for (auto& c : connections_) {
       try {
-        done = read_head(*c, buffer, views_.received);
+        if (c && c->state() == Connection::State::Connected && !c->flush_control()) fds.push_back({c->fd(), POLLOUT, 0});
       } catch (const TransportError&) {
-        // Closed or broken: its view will not come.
       }
+    }
+    std::vector<Connection*> left;
+    for (Connection* c : reading) {
+      bool done = true;
+      std::vector<HeardView> arrived;
+      try {
+        done = read_notices(*c, buffer, arrived);
+      } catch (const TransportError&) {
+        // Closed or broken: nothing more from it.
+      }
+      for (auto& v : arrived)
+        if (std::none_of(views.begin(), views.end(), [&](const HeardView& h) { return h.rank == v.rank; }))
+          views.push_back(std::move(v));
       if (!done) left.push_back(c), fds.push_back({c->fd(), POLLIN, 0});
     }
-    waiting = left;
+    reading = left;
     const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(give_up - Clock::now()).count();
-    if (waiting.empty() || wait <= 0) return;
-    ::poll(fds.data(), fds.size(), static_cast<int>(std::min<long>(wait, 50)));
+    if (wait <= 0 || (every_live_view_held(views) && relayed.size() == views.size())) break;
+    ::poll(fds.data(), fds.size(), static_cast<int>(std::min<long>(wait, 20)));
   }
+  views_.received.assign(views.begin() + 1, views.end());
 }
 
 TransportError Communicator::verdict_from_views(const TransportError& failure) {
