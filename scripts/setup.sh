@@ -14,7 +14,7 @@ RINGBENCH_PACKAGES=(
   libhdf5-dev hdf5-tools
   libbenchmark-dev libgtest-dev libcli11-dev libfmt-dev nlohmann-json3-dev
   python3-h5py python3-numpy python3-matplotlib python3-pandas python3-pytest
-  iperf3 iproute2 procps
+  iperf3 iproute2 procps iptables
   slurm-wlm munge util-linux
   clang-14 libclang-rt-14-dev clang-tidy
 )

@@ -30,6 +30,10 @@ void Communicator::quiesce() const {
 void Communicator::begin_collective() {
   quiesce();
   ++sequence_;
+  if (options_.silenced_peer) {
+    const int peer = options_.silenced_peer(rank_, sequence_);
+    if (peer >= 0 && peer < size_ && connections_[peer]) connections_[peer]->silence();
+  }
 }
 
 Request Communicator::start(std::function<void(Communicator&)> call) {

@@ -39,10 +39,12 @@
 #include "error.h"
 #include "fd.h"
 #include "flight_recorder.h"
+#include "heard_views.h"
 #include "host_identity.h"
 #include "interfaces.h"
 #include "options.h"
 #include "request.h"
+#include "wire.h"
 
 namespace ringbench {
 
@@ -214,12 +216,22 @@ class Communicator {
   void on_flight_signal();
   // Formats the recorder and hands it to the sink; `failure` (may be null) is the job's verdict.
   void dump_flight(std::string_view reason, const TransportError* failure);
+  // Where the progress loop leaves its heard view when it fails, and the views notices brought.
+  ViewGathering& view_gathering() { return views_; }
+  // How this rank hears each peer now (heard_views.h); data_waiting[p]: a data frame from p waits
+  // unread, so its heartbeats may be queued behind it (empty: none known).
+  HeardView heard_view_now(std::span<const char> data_waiting = {}) const;
 
  private:
   Communicator(int rank, int size, TransportOptions options);
   Connection& peer(int rank);
   // Remembers the failure and sends an Abort notice to every peer it can reach (abort.cpp).
-  void abort_job(const TransportError& failure);
+  void abort_job(const TransportError& detected);
+  // The failure's verdict with every heard view at hand (view_exchange.cpp): the views of the
+  // peers this rank hears come in their Abort notices, for a bounded moment; a failed link
+  // replaces the blame of one rank.
+  TransportError verdict_from_views(const TransportError& failure);
+  void gather_views(wire::AbortNotice notice, std::chrono::milliseconds budget);
   // The door for strangers that connect after set-up (strangers.h), made on first use.
   StrangerDoor& strangers();
   // How long since each peer was last heard, for a dump.
@@ -242,6 +254,7 @@ class Communicator {
   uint64_t sequence_ = 0;
   std::vector<std::byte> scratch_;
   std::optional<TransportError> failure_;
+  ViewGathering views_;
   std::unique_ptr<StrangerDoor> strangers_;
   FlightRecorder flight_;
   std::function<void(const FlightDump&)> flight_sink_;

@@ -119,16 +119,19 @@ size_t Connection::striped(const iovec* iov, int iov_count, uint64_t* offset, Mo
 }
 
 size_t Connection::write_some(const iovec* iov, int iov_count) {
+  if (silenced_) return 0;
   return striped(iov, iov_count, &sent_offset_,
                  [this](int fd, const iovec* run, int count) { return send_on(fd, run, count); });
 }
 
 size_t Connection::read_some(const iovec* iov, int iov_count) {
+  if (silenced_) return 0;
   return striped(iov, iov_count, &received_offset_,
                  [this](int fd, const iovec* run, int count) { return receive_on(fd, run, count, 0); });
 }
 
 size_t Connection::peek(std::byte* out, size_t size) {
+  if (silenced_) return 0;
   // Peeking consumes nothing: walk a copy of the read offset.
   uint64_t offset = received_offset_;
   const iovec iov{out, size};

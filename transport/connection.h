@@ -45,8 +45,9 @@ class Connection {
   // Stream 1, 2, ... of the connection, in order, before any byte moves (set-up only).
   void add_stream(Fd fd);
 
-  int fd() const { return sockets_[send_socket()].get(); }
-  int read_fd() const { return sockets_[read_socket()].get(); }
+  // -1 once silenced (below), so that poll() passes over it.
+  int fd() const { return silenced_ ? -1 : sockets_[send_socket()].get(); }
+  int read_fd() const { return silenced_ ? -1 : sockets_[read_socket()].get(); }
   int streams() const { return static_cast<int>(sockets_.size()); }
   int peer_rank() const { return peer_rank_; }
   const std::string& peer_address() const { return peer_address_; }  // "10.0.0.2:41235"
@@ -93,6 +94,10 @@ class Connection {
   // When the connection was found closed or reset, and how (for the grace period in progress.cpp).
   Clock::time_point closed_at() const { return closed_at_; }
   const std::string& close_cause() const { return close_cause_; }
+  // Fault injection (TransportOptions::silenced_peer): from now on nothing is read from or written
+  // to this connection, as if every packet were dropped both ways; it stays open.
+  void silence() { silenced_ = true; }
+  bool silenced() const { return silenced_; }
 
  private:
   [[noreturn]] void fail(const char* call, int err);
@@ -124,6 +129,7 @@ class Connection {
   Clock::time_point last_sent_ = Clock::now();
   bool sending_frame_ = false;
   bool departed_ = false;
+  bool silenced_ = false;
   std::vector<std::byte> control_out_;
   size_t control_done_ = 0;
   Clock::time_point closed_at_{};

@@ -60,6 +60,9 @@ struct TransportOptions {
   // progress loop for collective call `sequence` and again the first time that call has to wait for
   // a peer, so a fault can strike mid-collective. Empty: no faults.
   std::function<void(int rank, uint64_t sequence, bool waiting)> fault_hook;
+  // Fault injection, a silent link: called by rank `rank` as collective call `sequence` begins; a
+  // peer returned (not -1) has its connection silenced from then on (Connection::silence). Empty: none.
+  std::function<int(int rank, uint64_t sequence)> silenced_peer;
   // After set-up the listener stays open: strangers that connect are read for at most this long,
   // then closed and logged (strangers.cpp). At most kMaxStrangers are held at once.
   std::chrono::milliseconds stranger_grace = std::chrono::seconds(2);

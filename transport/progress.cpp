@@ -156,6 +156,8 @@ class Loop {
   // The flight recorder (flight_recorder.h): one entry per operation when the call starts, brought
   // up to date (bytes, state) only when the call ends, fails or dumps.
   void record_flight();
+  // This rank's heard view where it failed, for the verdict (view_exchange.cpp).
+  void note_heard_view();
   void update_flight(FlightEntry::State unfinished);
   // TRACE COLL: the call on entry, then each frame as it completes (debug_log.h; free when off).
   void trace_entry() const;
@@ -272,7 +274,7 @@ size_t Loop::reframe(RecvState& r) {
       continue;
     }
     if (got.magic == wire::kFrameMagic && got.kind == wire::FrameKind::Abort) {
-      if (got.length > wire::kAbortNoticeFixedBytes + wire::kMaxAbortCauseBytes)
+      if (got.length > wire::kMaxAbortNoticeBytes)
         fail(TransportErrorKind::Protocol, peer, rank_, rank_,
              fmt::format("sent an abort notice of {} bytes (stream corrupted)", got.length));
       auto notice_bytes = read_notice(*r.connection, payload.data(), std::min<size_t>(extra, got.length), got.length);
@@ -316,7 +318,7 @@ std::vector<std::byte> Loop::read_notice(Connection& c, const std::byte* have, s
 // A connection this call does not read: consume control frames at its head, note data waiting.
 void Loop::watch(Connection& c) {
   const int peer = c.peer_rank();
-  std::array<std::byte, kHeader + wire::kAbortNoticeFixedBytes + wire::kMaxAbortCauseBytes> buffer;
+  std::array<std::byte, kHeader + wire::kMaxAbortNoticeBytes> buffer;
   for (;;) {
     size_t n = c.peek(buffer.data(), kHeader);
     if (n == 0) return;
@@ -342,7 +344,7 @@ void Loop::watch(Connection& c) {
         c.set_departed();
         return;
       case wire::FrameKind::Abort: {
-        if (h.length < wire::kAbortNoticeFixedBytes || h.length > wire::kAbortNoticeFixedBytes + wire::kMaxAbortCauseBytes)
+        if (h.length < wire::kAbortNoticeFixedBytes || h.length > wire::kMaxAbortNoticeBytes)
           fail(TransportErrorKind::Protocol, peer, rank_, rank_,
                fmt::format("sent an abort notice of {} bytes (stream corrupted)", h.length));
         if (c.peek(buffer.data(), kHeader + h.length) < kHeader + h.length) return;  // the rest follows
@@ -462,6 +464,7 @@ void Loop::fail_from_notice(Connection& from, const wire::AbortNotice& notice) {
                                                                                : TransportErrorKind::Protocol;
   int failed = notice.failed_rank >= 0 && notice.failed_rank < size ? notice.failed_rank : -1;
   int detector = notice.detected_by >= 0 && notice.detected_by < size ? notice.detected_by : from.peer_rank();
+  if (notice.view) comm_.view_gathering().received.push_back(*notice.view);
   fail(kind, failed, detector, from.peer_rank(), notice.cause);
 }
 
@@ -484,7 +487,18 @@ void Loop::fail(TransportErrorKind kind, int failed, int detected_by, int report
       facts.unfinished.push_back({false, r.connection->peer_rank(), r.connection->peer_address(), r.done,
                                   r.header.size() + r.spec->payload.size()});
   update_flight(FlightEntry::State::Failed);
+  note_heard_view();
   throw TransportError(std::move(facts));
+}
+
+void Loop::note_heard_view() {
+  ViewGathering& views = comm_.view_gathering();
+  if (views.mine) return;
+  // Inside a frame from a peer its heartbeats cannot reach us: its silence says nothing (unknown).
+  std::vector<char> unheard = pending_data_;
+  for (auto& c : connections_)
+    if (c && mid_frame_from(c->peer_rank())) views.mid_frame.push_back(c->peer_rank()), unheard[c->peer_rank()] = 1;
+  views.mine = comm_.heard_view_now(unheard);
 }
 
 void Loop::record_flight() {
@@ -712,7 +726,7 @@ void Communicator::exchange(std::span<const SendSpec> sends, std::span<RecvSpec>
     loop.run();
   } catch (const TransportError& e) {
     abort_job(e);
-    throw;
+    throw *failure_;  // the verdict, which the heard views may have changed
   }
 }
 
@@ -737,7 +751,7 @@ void Communicator::ring_stream(std::span<const SendSpec> sends, std::span<RecvSp
     loop.run();
   } catch (const TransportError& e) {
     abort_job(e);
-    throw;
+    throw *failure_;  // the verdict, which the heard views may have changed
   }
 }
 

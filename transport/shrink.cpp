@@ -51,6 +51,12 @@ class Shrinker {
       options.fault_hook = [hook = old.options_.fault_hook, members](int rank, uint64_t sequence, bool waiting) {
         hook(members[static_cast<size_t>(rank)], sequence, waiting);
       };
+    if (options.silenced_peer)
+      options.silenced_peer = [hook = old.options_.silenced_peer, members](int rank, uint64_t sequence) {
+        const int peer = hook(members[static_cast<size_t>(rank)], sequence);
+        const auto at = std::find(members.begin(), members.end(), peer);
+        return at == members.end() ? -1 : static_cast<int>(at - members.begin());
+      };
     return options;
   }
 

@@ -134,35 +134,78 @@ std::array<std::byte, kFrameHeaderBytes> control_header(FrameKind kind, uint64_t
 
 std::vector<std::byte> encode_abort(const AbortNotice& notice) {
   const size_t cause = std::min(notice.cause.size(), kMaxAbortCauseBytes);
-  std::vector<std::byte> frame(kFrameHeaderBytes + kAbortNoticeFixedBytes + cause);
-  auto header = control_header(FrameKind::Abort, kAbortNoticeFixedBytes + cause);
+  const bool with_view = notice.view && notice.view->peers.size() <= kMaxHeardViewPeers;
+  const size_t view = with_view ? kHeardViewFixedBytes + kHeardPeerBytes * notice.view->peers.size() : 0;
+  const size_t length = kAbortNoticeFixedBytes + cause + view;
+  std::vector<std::byte> frame(kFrameHeaderBytes + length);
+  auto header = control_header(FrameKind::Abort, length);
   std::copy(header.begin(), header.end(), frame.begin());
   Writer w(frame.data() + kFrameHeaderBytes);
   w.put(static_cast<uint32_t>(notice.failed_rank));
   w.put(static_cast<uint32_t>(notice.detected_by));
   w.put(notice.kind);
-  w.put(uint16_t{0});
+  w.put(static_cast<uint16_t>(with_view ? 1 : 0));
   w.put(static_cast<uint32_t>(cause));
   std::memcpy(frame.data() + kFrameHeaderBytes + kAbortNoticeFixedBytes, notice.cause.data(), cause);
+  if (with_view) {
+    Writer v(frame.data() + kFrameHeaderBytes + kAbortNoticeFixedBytes + cause);
+    v.put(static_cast<uint32_t>(notice.view->rank));
+    v.put(static_cast<uint32_t>(notice.view->peers.size()));
+    for (const auto& p : notice.view->peers) {
+      v.put(static_cast<uint32_t>(p.peer));
+      v.put(p.age_ms);
+      v.put(static_cast<uint8_t>(p.heard));
+      v.put(uint8_t{0}), v.put(uint16_t{0});
+    }
+  }
   return frame;
 }
+
+namespace {
+
+// The heard view of `length` bytes at `bytes`; nullopt when its size does not add up.
+std::optional<HeardView> decode_view(const std::byte* bytes, size_t length) {
+  if (length < kHeardViewFixedBytes) return std::nullopt;
+  Reader r(bytes);
+  HeardView view;
+  view.rank = static_cast<int>(r.get<uint32_t>());
+  const uint32_t count = r.get<uint32_t>();
+  if (count > kMaxHeardViewPeers || length != kHeardViewFixedBytes + kHeardPeerBytes * count) return std::nullopt;
+  for (uint32_t i = 0; i < count; ++i) {
+    PeerHeardState p;
+    p.peer = static_cast<int>(r.get<uint32_t>());
+    p.age_ms = r.get<uint32_t>();
+    const auto heard = r.get<uint8_t>();
+    r.get<uint8_t>(), r.get<uint16_t>();
+    p.heard = heard <= 2 ? static_cast<PeerHeardState::Heard>(heard) : PeerHeardState::Heard::Unknown;
+    view.peers.push_back(p);
+  }
+  return view;
+}
+
+}  // namespace
 
 std::optional<AbortNotice> decode_abort(const std::byte* bytes, size_t length, std::string* why) {
   auto bad = [&](std::string text) -> std::optional<AbortNotice> {
     if (why) *why = std::move(text);
     return std::nullopt;
   };
-  if (length < kAbortNoticeFixedBytes || length > kAbortNoticeFixedBytes + kMaxAbortCauseBytes)
+  if (length < kAbortNoticeFixedBytes || length > kMaxAbortNoticeBytes)
     return bad(fmt::format("abort notice of {} bytes", length));
   Reader r(bytes);
   AbortNotice notice;
   notice.failed_rank = static_cast<int32_t>(r.get<uint32_t>());
   notice.detected_by = static_cast<int32_t>(r.get<uint32_t>());
   notice.kind = r.get<uint16_t>();
-  r.get<uint16_t>();
+  const uint16_t format = r.get<uint16_t>();
   const uint32_t cause = r.get<uint32_t>();
-  if (cause != length - kAbortNoticeFixedBytes)
-    return bad(fmt::format("abort notice says {} cause bytes but carries {}", cause, length - kAbortNoticeFixedBytes));
+  const size_t after_fixed = length - kAbortNoticeFixedBytes;
+  if (cause > kMaxAbortCauseBytes || (format == 0 ? cause != after_fixed : cause > after_fixed))
+    return bad(fmt::format("abort notice says {} cause bytes but carries {}", cause, after_fixed));
+  if (format == 1) {
+    notice.view = decode_view(bytes + kAbortNoticeFixedBytes + cause, after_fixed - cause);
+    if (!notice.view) return bad(fmt::format("abort notice with a heard view of {} bytes", after_fixed - cause));
+  }
   notice.cause.assign(reinterpret_cast<const char*>(bytes) + kAbortNoticeFixedBytes, cause);
   // The cause is printed: keep it to printable ASCII so a hostile peer cannot drive the terminal.
   for (char& c : notice.cause)

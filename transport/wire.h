@@ -26,7 +26,11 @@
 //     so the peer tells a finished rank from a dead one.
 // Sequence and step of control frames are 0 and ignored.
 // Abort notice payload: u32 failed rank (0xffffffff none) | u32 detected by | u16 error kind |
-//   u16 reserved | u32 cause length | cause (UTF-8, at most kMaxAbortCauseBytes)
+//   u16 format | u32 cause length | cause (UTF-8, at most kMaxAbortCauseBytes) [| heard view]
+// format 0 (the first notices): nothing follows the cause. format 1 (added with heard views,
+// heard_views.h): the sender's heard view follows: u32 rank | u32 count | count x (u32 peer |
+// u32 milliseconds since heard | u8 alive 0, silent 1, unknown 2 | 3 bytes reserved). Additive: a
+// format-0 notice still decodes, with no view.
 
 #include <array>
 #include <cstddef>
@@ -34,6 +38,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "heard_views.h"
 
 namespace ringbench::wire {
 
@@ -89,12 +95,18 @@ std::array<std::byte, kFrameHeaderBytes> control_header(FrameKind kind, uint64_t
 
 inline constexpr size_t kAbortNoticeFixedBytes = 16;
 inline constexpr size_t kMaxAbortCauseBytes = 2048;
+// A view of more peers than this is not sent (the notice stays small): no link verdict beyond.
+inline constexpr size_t kMaxHeardViewPeers = 1024;
+inline constexpr size_t kHeardViewFixedBytes = 8, kHeardPeerBytes = 12;
+inline constexpr size_t kMaxAbortNoticeBytes =
+    kAbortNoticeFixedBytes + kMaxAbortCauseBytes + kHeardViewFixedBytes + kHeardPeerBytes * kMaxHeardViewPeers;
 
 struct AbortNotice {
   int32_t failed_rank = -1;  // -1: no single rank is to blame
   int32_t detected_by = -1;
   uint16_t kind = 0;         // a TransportErrorKind
   std::string cause;         // "closed its connection (...)", without the receiver's context
+  std::optional<HeardView> view;  // the sender's heard view when it aborted (format 1)
 };
 
 // The whole Abort frame: header then notice. The cause is cut to kMaxAbortCauseBytes.

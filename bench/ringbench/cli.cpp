@@ -220,8 +220,8 @@ void add_transport_options(CLI::App& app, BenchOptions& options, TypedValues& ty
       ->type_name("SECONDS")
       ->capture_default_str();
   app.add_option("--inject", typed.injects,
-                 "Fault to play, repeatable: kill:RANK@CALL, stall:RANK@CALL:SECONDS or slow:RANK:FACTOR (see "
-                 "docs/failures.md); none by default")
+                 "Fault to play, repeatable: kill:RANK@CALL, stall:RANK@CALL:SECONDS, slow:RANK:FACTOR or "
+                 "silent-link:A-B@CALL (see docs/failures.md); none by default")
       ->type_name("FAULT");
   app.add_option("--on-failure", typed.on_failure,
                  "When a rank fails: abort (every survivor exits 3 or 4, naming it) or shrink (the survivors agree on "
@@ -379,6 +379,7 @@ void apply_transport(const TypedValues& typed, TransportOptions& transport) {
     if (!fault) throw BadValue{why};
     faults.push_back(*fault);
   }
+  transport.silenced_peer = silenced_peer_hook(faults);
   transport.fault_hook = fault_hook(std::move(faults));
   auto buffer = parse_byte_size(typed.sockbuf);
   if (!buffer || *buffer > (1ull << 30))

@@ -16,8 +16,20 @@ namespace ringbench {
 std::optional<Fault> parse_fault(const std::string& spec, std::string* error) {
   static const std::regex kill_or_stall(R"((kill|stall):(\d{1,6})@(\d{1,12})(?::([0-9]*\.?[0-9]+))?)");
   static const std::regex slow(R"(slow:(\d{1,6}):([0-9]*\.?[0-9]+))");
+  static const std::regex silent_link(R"(silent-link:(\d{1,6})-(\d{1,6})@(\d{1,12}))");
   std::smatch m;
   Fault f{};
+  if (std::regex_match(spec, m, silent_link)) {
+    f.kind = Fault::Kind::SilentLink;
+    f.rank = std::stoi(m[1]);
+    f.other = std::stoi(m[2]);
+    f.call = std::stoull(m[3]);
+    if (f.rank == f.other) {
+      *error = fmt::format("--inject {}: a link joins two different ranks (silent-link:A-B@CALL)", spec);
+      return std::nullopt;
+    }
+    return f;
+  }
   if (std::regex_match(spec, m, kill_or_stall)) {
     f.kind = m[1] == "kill" ? Fault::Kind::Kill : Fault::Kind::Stall;
     f.rank = std::stoi(m[2]);
@@ -44,7 +56,8 @@ std::optional<Fault> parse_fault(const std::string& spec, std::string* error) {
     }
     return f;
   }
-  *error = fmt::format("--inject {}: expected kill:RANK@CALL, stall:RANK@CALL:SECONDS or slow:RANK:FACTOR", spec);
+  *error = fmt::format(
+      "--inject {}: expected kill:RANK@CALL, stall:RANK@CALL:SECONDS, slow:RANK:FACTOR or silent-link:A-B@CALL", spec);
   return std::nullopt;
 }
 
@@ -60,7 +73,7 @@ std::function<void(int, uint64_t, bool)> fault_hook(std::vector<Fault> faults) {
     using namespace std::chrono;
     for (size_t i = 0; i < state->faults.size(); ++i) {
       const Fault& f = state->faults[i];
-      if (f.rank != rank) continue;
+      if (f.rank != rank || f.kind == Fault::Kind::SilentLink) continue;  // silenced_peer_hook plays those
       if (f.kind == Fault::Kind::Slow) {
         if (waiting) continue;
         auto now = steady_clock::now();
@@ -90,6 +103,32 @@ std::function<void(int, uint64_t, bool)> fault_hook(std::vector<Fault> faults) {
   };
 }
 
+std::function<int(int, uint64_t)> silenced_peer_hook(const std::vector<Fault>& faults) {
+  std::vector<Fault> links;
+  for (const Fault& f : faults)
+    if (f.kind == Fault::Kind::SilentLink) links.push_back(f);
+  if (links.empty()) return {};
+  auto announced = std::make_shared<std::vector<bool>>(links.size());
+  return [links, announced](int rank, uint64_t sequence) {
+    for (size_t i = 0; i < links.size(); ++i) {
+      const Fault& f = links[i];
+      if ((rank != f.rank && rank != f.other) || sequence < f.call) continue;
+      const int peer = rank == f.rank ? f.other : f.rank;
+      if (!(*announced)[i]) {
+        (*announced)[i] = true;
+        const double unix_s =
+            std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+        auto line = fmt::format("ringbench rank {}: --inject silent-link: stops reading and writing its connection to "
+                                "rank {} in collective call {} at unix {:.3f}\n",
+                                rank, peer, sequence, unix_s);
+        (void)!::write(STDERR_FILENO, line.data(), line.size());
+      }
+      return peer;
+    }
+    return -1;
+  };
+}
+
 }  // namespace ringbench
 
 namespace ringbench {
@@ -98,9 +137,11 @@ std::string fault_rank_problem(const std::vector<std::string>& specs, int world_
   for (const std::string& spec : specs) {
     std::string ignored;
     const std::optional<Fault> fault = parse_fault(spec, &ignored);
-    if (fault && fault->rank >= world_size)
-      return fmt::format("--inject {}: rank {} does not exist in a run of {} rank(s) (ranks 0 to {})", spec,
-                         fault->rank, world_size, world_size - 1);
+    if (!fault) continue;
+    for (const int rank : {fault->rank, fault->other})
+      if (rank >= world_size)
+        return fmt::format("--inject {}: rank {} does not exist in a run of {} rank(s) (ranks 0 to {})", spec, rank,
+                           world_size, world_size - 1);
   }
   return {};
 }

@@ -8,6 +8,9 @@
 //                            like SIGSTOP), then carries on
 //   slow:RANK:FACTOR         rank RANK is a straggler: before each collective call it sleeps
 //                            (FACTOR - 1) x the time since its previous call began
+//   silent-link:A-B@CALL     from collective call CALL on, ranks A and B stop reading and writing
+//                            their connection to each other (both stay alive to everyone else),
+//                            like a link that drops every packet both ways
 // Parsed by the CLI before any socket opens; a bad spec is bad input (exit 2).
 
 #include <cstdint>
@@ -19,9 +22,10 @@
 namespace ringbench {
 
 struct Fault {
-  enum class Kind { Kill, Stall, Slow } kind;
+  enum class Kind { Kill, Stall, Slow, SilentLink } kind;
   int rank = 0;
-  uint64_t call = 0;     // kill, stall
+  int other = -1;        // silent-link: the other end
+  uint64_t call = 0;     // kill, stall, silent-link
   double seconds = 0;    // stall
   double factor = 1;     // slow
 };
@@ -30,6 +34,8 @@ struct Fault {
 std::optional<Fault> parse_fault(const std::string& spec, std::string* error);
 // The hook for TransportOptions::fault_hook that plays `faults`.
 std::function<void(int rank, uint64_t sequence, bool waiting)> fault_hook(std::vector<Fault> faults);
+// The hook for TransportOptions::silenced_peer that plays the silent-link faults among `faults`.
+std::function<int(int rank, uint64_t sequence)> silenced_peer_hook(const std::vector<Fault>& faults);
 
 }  // namespace ringbench
 

@@ -79,5 +79,41 @@ TEST(Wire, FrameHeaderRoundTripsAndChecksEveryField) {
   EXPECT_NE(check_frame(decode_frame_header(bytes.data()), h).value_or("").find("magic"), std::string::npos);
 }
 
+// Abort notices carry the sender's heard view (format 1); a notice without one (format 0, as the
+// first notices were) still decodes, with no view.
+TEST(Wire, AbortNoticeCarriesTheHeardViewAndOldNoticesStillDecode) {
+  AbortNotice notice{2, 1, 1, "sent nothing", HeardView{1, {{0, PeerHeardState::Heard::Alive, 120},
+                                                            {2, PeerHeardState::Heard::Silent, 2200},
+                                                            {3, PeerHeardState::Heard::Unknown, 4100}}}};
+  auto frame = encode_abort(notice);
+  auto header = decode_frame_header(frame.data());
+  ASSERT_EQ(header.kind, FrameKind::Abort);
+  ASSERT_EQ(header.length, frame.size() - kFrameHeaderBytes);
+  std::string why;
+  auto back = decode_abort(frame.data() + kFrameHeaderBytes, header.length, &why);
+  ASSERT_TRUE(back) << why;
+  EXPECT_EQ(back->failed_rank, 2);
+  EXPECT_EQ(back->cause, "sent nothing");
+  ASSERT_TRUE(back->view);
+  EXPECT_EQ(back->view->rank, 1);
+  ASSERT_EQ(back->view->peers.size(), 3u);
+  EXPECT_EQ(back->view->peers[1].peer, 2);
+  EXPECT_EQ(back->view->peers[1].heard, PeerHeardState::Heard::Silent);
+  EXPECT_EQ(back->view->peers[1].age_ms, 2200u);
+  EXPECT_EQ(back->view->peers[2].heard, PeerHeardState::Heard::Unknown);
+  // Cut short inside the view: malformed, never a view of garbage.
+  EXPECT_FALSE(decode_abort(frame.data() + kFrameHeaderBytes, header.length - 1, &why));
+  EXPECT_NE(why.find("heard view"), std::string::npos) << why;
+
+  notice.view.reset();
+  frame = encode_abort(notice);
+  header = decode_frame_header(frame.data());
+  EXPECT_EQ(header.length, kAbortNoticeFixedBytes + notice.cause.size());  // byte for byte the old notice
+  back = decode_abort(frame.data() + kFrameHeaderBytes, header.length, &why);
+  ASSERT_TRUE(back) << why;
+  EXPECT_EQ(back->cause, "sent nothing");
+  EXPECT_FALSE(back->view);
+}
+
 }  // namespace
 }  // namespace ringbench::wire
