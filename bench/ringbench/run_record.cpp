@@ -151,8 +151,23 @@ const results::Table& runs_table() {
   return table;
 }
 
+// /results's columns from schema 5 on, appended after the older ones (never reordered).
+static std::vector<Column> results_columns_since_schema_5() {
+  return {
+      // Schema 5: rows measured after a shrink (--on-failure shrink, /events) say so.
+      {"epoch", ColumnType::Int64, "", "shrinks before this row: 0 as launched, K after the K-th (see /events)"},
+      // Schema 6: the transport parameters the row ran with (rank 0's); missing for mpi rows.
+      {"pipeline_bytes", ColumnType::UInt64, "B", "received bytes handed to a reduction at a time (--pipeline)"},
+      {"write_slice_bytes", ColumnType::UInt64, "B",
+       "most bytes one send() took (--slice, or the default for the host's ranks per core)"},
+      {"spin_us", ColumnType::Float64, "us", "how long a stalled rank spun before sleeping in poll() (--spin)"},
+      {"streams", ColumnType::Int64, "", "TCP connections to each peer (--streams)"},
+  };
+}
+
 const results::Table& results_table() {
-  static const results::Table table{
+  static const results::Table table = [] {
+    results::Table t{
       "/results",
       {
           {"run_id", ColumnType::String, "", "the run (see /runs)"},
@@ -202,16 +217,11 @@ const results::Table& results_table() {
            "the ranks; NaN when N = 1"},
           {"ctx_switches_per_call", ColumnType::Float64, "", "context switches (voluntary + involuntary) summed over "
                                                              "the ranks, per call"},
-          // Schema 5: rows measured after a shrink (--on-failure shrink, /events) say so.
-          {"epoch", ColumnType::Int64, "", "shrinks before this row: 0 as launched, K after the K-th (see /events)"},
-          // Schema 6: the transport parameters the row ran with (rank 0's); missing for mpi rows.
-          {"pipeline_bytes", ColumnType::UInt64, "B", "received bytes handed to a reduction at a time (--pipeline)"},
-          {"write_slice_bytes", ColumnType::UInt64, "B",
-           "most bytes one send() took (--slice, or the default for the host's ranks per core)"},
-          {"spin_us", ColumnType::Float64, "us", "how long a stalled rank spun before sleeping in poll() (--spin)"},
-          {"streams", ColumnType::Int64, "", "TCP connections to each peer (--streams)"},
       },
       "one row per (run, collective, algorithm, size)"};
+    for (auto& column : results_columns_since_schema_5()) t.columns.push_back(std::move(column));
+    return t;
+  }();
   return table;
 }
 
