@@ -1,6 +1,7 @@
 // Liveness with ranks as threads: a rank that freezes is named by every other rank (not their ring
-// neighbours), each failure carries its detector, and heartbeats arriving in front of data frames
-// (a slow rank, tiny socket buffers) leave results and the byte counts exact.
+// neighbours), over one socket per peer or several (--streams); each failure carries its detector;
+// and heartbeats arriving in front of data frames (a slow rank, tiny socket buffers) leave results
+// and the byte counts exact.
 
 #include <gtest/gtest.h>
 
@@ -23,12 +24,15 @@ void allreduce_ones(Communicator& comm, size_t count) {
   for (float v : data) ASSERT_EQ(v, static_cast<float>(comm.size()));
 }
 
-TEST(Liveness, AFrozenRankIsNamedByEveryOtherRank) {
+// Rank 2 of 4 freezes mid-call; every other rank names it and reports a timeout, whether its bytes
+// and heartbeats travel over one socket per peer or are striped over several (--streams).
+void expect_a_frozen_rank_named_by_every_other_rank(int streams) {
   const int n = 4, frozen = 2, calls = 20;
   std::atomic<int> named{0}, timeouts{0};
   std::atomic<bool> froze{false};
   auto options_of = [&](int) {
     TransportOptions o = testing::quiet_options();
+    o.streams = streams;
     o.timeout = 1s;
     // Mid-call, the first time rank 2 waits from call 5 on; a rank that never has to wait (the
     // others kept it fed) freezes on entering call 15 instead.
@@ -49,9 +53,13 @@ TEST(Liveness, AFrozenRankIsNamedByEveryOtherRank) {
     }
     ADD_FAILURE() << "rank " << comm.rank() << " finished although rank 2 froze";
   });
-  EXPECT_EQ(named.load(), n - 1);
-  EXPECT_EQ(timeouts.load(), n - 1);
+  EXPECT_EQ(named.load(), n - 1) << "streams " << streams;
+  EXPECT_EQ(timeouts.load(), n - 1) << "streams " << streams;
 }
+
+TEST(Liveness, AFrozenRankIsNamedByEveryOtherRank) { expect_a_frozen_rank_named_by_every_other_rank(1); }
+
+TEST(Liveness, AFrozenRankWithTwoStreamsIsNamedByEveryOtherRank) { expect_a_frozen_rank_named_by_every_other_rank(2); }
 
 TEST(Liveness, HeartbeatsBetweenFramesLeaveResultsAndCountsExact) {
   // Rank 1 naps before each all-reduce, so the others wait long enough to send heartbeats, which
