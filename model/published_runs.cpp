@@ -126,18 +126,21 @@ Transformer table1_model(const Table1Row& r) {
 }
 
 // Llama 3 405B pre-training (Table 4 and Sec. 3.3): bf16, sequence 8192, 16M tokens per step
-// (2,048 sequences), micro-batch 1, sequence parallel with TP, interleaved pipeline, gradient
+// (2,048 sequences), interleaved pipeline, gradient
 // reduction overlapped, no activation checkpointing ("we could pre-train Llama 3 on sequences of
 // 8K tokens without activation checkpointing", Sec. 3.3.2), and one layer fewer on the first and
-// the last stage (Sec. 3.3.2): 126 layers over PP16 are 7, 14 x 8, 7. FSDP as Sec. 3.3.1 states
-// it: optimizer state and gradients sharded over DP, weights not resharded after the forward
+// the last stage (Sec. 3.3.2: "we reduce one Transformer layer each from the first and the last
+// stages"): 126 layers over PP16 are then 7, 14 x 8, 7 (our arithmetic; the paper gives no split).
+// Micro-batch 1 and sequence parallelism with TP are our assumptions: Sec. 3.3.2 states neither.
+// FSDP as Sec. 3.3.2 states it: optimizer state and gradients sharded over DP, weights not resharded after the forward
 // pass, which in memory is ZeRO stage 2; gradients reduce-scattered in fp32 ("we use FP32 gradient
 // accumulation during backward computation over multiple micro-batches and also reduce-scatter
 // gradients in FP32 across data parallel workers in FSDP", Sec. 3.3.2). Virtual stages: 8, one layer
 // per model chunk, derived from Sec. 3.3.2's "the first model chunk on the first stage has only
 // the embedding" once one layer is removed from that stage (128 slots / 16 ranks / 1 layer).
 // Sec. 3.3.2 also deallocates the pipeline stages' input and output tensors that no later
-// computation uses, which is what let it train without activation checkpointing (free_stage_inputs).
+// computation uses, one of the optimizations it credits together for training without activation
+// checkpointing (free_stage_inputs).
 TrainingConfig llama3() {
   TrainingConfig c;
   c.global_batch = 2048;
