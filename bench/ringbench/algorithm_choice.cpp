@@ -114,8 +114,12 @@ std::vector<size_t> contenders(const std::vector<const Algorithm*>& candidates, 
   for (size_t i = 0; i < candidates.size() && i < predicted_us.size(); ++i)
     if (std::isfinite(predicted_us[i]) && may_pick(*candidates[i], bytes)) order.push_back(i);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return predicted_us[a] < predicted_us[b]; });
-  if (order.size() > 2) order.resize(2);
-  if (order.size() == 2 && predicted_us[order[1]] > RacePolicy::kCloseRatio * predicted_us[order[0]]) order.resize(1);
+  // Every candidate priced within the close ratio of the cheapest races it: the model cannot tell
+  // them apart on this machine, so the wire does.
+  const auto beyond = std::find_if(order.begin(), order.end(), [&](size_t i) {
+    return predicted_us[i] > RacePolicy::kCloseRatio * predicted_us[order.front()];
+  });
+  order.erase(beyond, order.end());
   return order;
 }
 

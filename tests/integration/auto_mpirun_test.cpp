@@ -1,5 +1,5 @@
 // `--algo auto` against the fixed-algorithm rows of the same job (issue 13): at every size, the
-// algorithm auto picked must not be measured more than RacePolicy's 15% slower than the best
+// algorithm auto picked must not be measured more than 15% slower than the best
 // fixed row, where their intervals separate (no absolute timing is asserted), and never naive
 // above 64 KiB. Real mpirun, real sockets, the rows read back from HDF5.
 
@@ -45,7 +45,9 @@ struct Row {
   double median = 0, low = NAN, high = NAN;
 };
 
-constexpr double kSlowerBound = 1.15;  // auto's RacePolicy::kCloseRatio: the model's own margin
+// Clearly slower: more than 15% beyond the fastest, intervals apart (the race's resolution, not the
+// model's: RacePolicy::kCloseRatio decides what races).
+constexpr double kSlowerBound = 1.15;
 
 TEST_P(AutoRun, NeverPicksAnAlgorithmMeasuredClearlySlowerThanTheBest) {
   const int n = GetParam();
@@ -92,8 +94,8 @@ TEST_P(AutoRun, NeverPicksAnAlgorithmMeasuredClearlySlowerThanTheBest) {
     EXPECT_LE(mine.low, kSlowerBound * fastest.high)
         << "N=" << n << " at " << bytes << " B auto picked " << pick << ", clearly over 15% slower than " << best;
   }
-  std::printf("N=%d: the 15%% bound was checked at %d of %zu sizes (the others' rows had no interval: a busy host)\n", n,
-              compared, picked.size());
+  std::printf("N=%d: the 15%% bound was checked at %d of %zu sizes%s\n", n, compared, picked.size(),
+              compared < static_cast<int>(picked.size()) ? " (the others' rows had no interval: a busy host)" : "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, AutoRun, ::testing::Values(2, 4));
