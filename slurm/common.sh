@@ -148,8 +148,10 @@ rb_mpi_rows_over_tcp() {
 #            every task would be an MPI singleton of size 1, which ringbench refuses).
 #   mpirun : Open MPI's mpirun reads the allocation itself; use it where srun has no pmix plugin.
 # With --on-failure shrink among the arguments, neither launcher may kill the survivors when a rank
-# dies (docs/failures.md#shrink-and-go-on): srun --kill-on-bad-exit=0 --wait=0, and mpirun
-# --mca orte_enable_recovery 1.
+# dies (docs/failures.md#shrink-and-go-on): mpirun gets --mca orte_enable_recovery 1; srun gets
+# --kill-on-bad-exit=0 --wait=0, and the ranks meet over the file bootstrap instead of PMIx
+# (rb_launch_survivable), because Slurm's pmix plugin kills the whole step on the PMIx error event
+# a dead task raises, whatever --kill-on-bad-exit says.
 rb_launch() {  # rb_launch RANKS PROGRAM ARGS...
   local ranks=$1
   shift
@@ -160,10 +162,9 @@ rb_launch() {  # rb_launch RANKS PROGRAM ARGS...
     srun)
       srun --mpi=list 2>&1 | grep -qw pmix ||
         rb_die "this Slurm has no pmix MPI plugin (srun --mpi=list): submit with RINGBENCH_LAUNCHER=mpirun"
-      local on_death=(--kill-on-bad-exit=1)
-      [ "$survive" = 1 ] && on_death=(--kill-on-bad-exit=0 --wait=0)
-      rb_note "launch: srun --mpi=pmix --ntasks=$ranks ${on_death[*]} $*"
-      srun --mpi=pmix --ntasks="$ranks" "${on_death[@]}" --export=ALL "$@"
+      [ "$survive" = 1 ] && { rb_launch_survivable "$ranks" "$@"; return; }
+      rb_note "launch: srun --mpi=pmix --ntasks=$ranks --kill-on-bad-exit=1 $*"
+      srun --mpi=pmix --ntasks="$ranks" --kill-on-bad-exit=1 --export=ALL "$@"
       ;;
     mpirun)
       command -v mpirun >/dev/null || rb_die "RINGBENCH_LAUNCHER=mpirun but no mpirun on PATH (module load an MPI?)"
@@ -177,4 +178,23 @@ rb_launch() {  # rb_launch RANKS PROGRAM ARGS...
       ;;
     *) rb_die "RINGBENCH_LAUNCHER=${RINGBENCH_LAUNCHER}: expected srun or mpirun" ;;
   esac
+}
+
+# srun for --on-failure shrink: no PMIx (Slurm's pmix plugin answers any PMIx error event, such as
+# a task that died, with SIGKILL to the whole step: src/plugins/mpi/pmix/pmixp_client_v2.c,
+# _errhandler), so the ranks meet over ringbench's file bootstrap in a fresh directory beside the
+# results (a shared filesystem, as the results need), removed afterwards. srun returns the dead
+# task's status (137 for SIGKILL); the survivors' outcome is in the results file and on stdout.
+rb_launch_survivable() {  # rb_launch_survivable RANKS PROGRAM ARGS...
+  local ranks=$1 rc=0
+  shift
+  local meet
+  meet=$(mktemp -d "$(rb_results_dir)/.bootstrap_${SLURM_JOB_ID:-0}_XXXXXX")
+  rb_note "launch: srun --mpi=none --ntasks=$ranks --kill-on-bad-exit=0 --wait=0, file bootstrap in $meet: $*"
+  # shellcheck disable=SC2016  # expanded by each task's shell, with its own SLURM_PROCID
+  srun --mpi=none --ntasks="$ranks" --kill-on-bad-exit=0 --wait=0 --export=ALL bash -c \
+    'RINGBENCH_BOOTSTRAP_DIR=$0 RINGBENCH_RANK=$SLURM_PROCID RINGBENCH_SIZE=$SLURM_NTASKS exec "$@"' \
+    "$meet" "$@" || rc=$?
+  rm -rf "$meet"
+  return "$rc"
 }

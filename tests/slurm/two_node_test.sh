@@ -2,7 +2,8 @@
 # slurm.two_node: a real two-node Slurm from scripts/local-slurm.sh --nodes 2: slurmd "h1" and
 # "h2" in their own network and UTS namespaces on a bridge, each link shaped to 1gbit. Submits
 # slurm/ringbench-multi.sbatch (sbatch -N 2 --ntasks-per-node=2) with srun --mpi=pmix and with
-# the mpirun fallback; ringbench must see 2 hosts and choose eth0 by itself. Then the straggler:
+# the mpirun fallback; ringbench must see 2 hosts and choose eth0 by itself. Then --on-failure
+# shrink under srun: a rank on h2 dies and the survivors finish. Then the straggler:
 # h2's link shaped to 250mbit, and the ring's busbw must drop to the slow link's pace. Last, a
 # sweep over 1 and 2 nodes through slurm/submit-sweep.sh with --exclusive, --throttle 1, sbatch
 # --export=NONE and a site hook.
@@ -36,6 +37,27 @@ step "two nodes, mpirun fallback"
 RINGBENCH_LAUNCHER=mpirun submit 0 "$root/slurm/ringbench-multi.sbatch" $sizes
 "$python" "$root/tests/scripts/check_results.py" "results/ringbench_$LAST_JOB.h5" --runs 1 --world-size 4 \
   --hosts h1,h2 --interface eth0
+
+step "shrink under srun: rank 3 (on h2) dies mid-sweep, the three survivors go on"
+# slurm/common.sh launches with srun --mpi=none --kill-on-bad-exit=0 --wait=0 and the file
+# bootstrap when the arguments hold --on-failure shrink (Slurm's pmix plugin would kill the whole
+# step), so the survivors run on; srun then exits with the dead task's status (SIGKILL: 137), which
+# the job passes on, while the survivors' rows are all verified.
+submit 137 "$root/slurm/ringbench-multi.sbatch" --collective allreduce --algo ring -m 8:16K -i 300 -x 1 \
+  --no-link-test --timeout 2 --on-failure shrink --inject kill:3@2000
+grep -q '^ringbench rank 3: --inject kill: exiting abruptly in collective call' "$LAST_LOG" ||
+  fail "rank 3 did not die"
+grep -q '^# shrink       : rank(s) 3 failed .* go on as N=3' "$LAST_LOG" || fail "no shrink line in the job's log"
+grep -q '^# result: all rows verified' "$LAST_LOG" || fail "the survivors' rows are not all verified"
+"$python" - "results/ringbench_$LAST_JOB.h5" <<'PY' || fail "the results file does not record the shrink"
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    events, results = f["events"][:], f["results"][:]
+assert len(events) == 1 and events[0]["failed_ranks"].decode() == "3" and int(events[0]["new_world_size"]) == 3, events
+assert all(int(r["world_size"]) == (3 if int(r["epoch"]) == 1 else 4) for r in results)
+assert {int(r["epoch"]) for r in results} == {0, 1} and all(int(r["verified"]) == 1 for r in results)
+print(f"shrink recorded: {len(results)} rows, {sum(int(r['epoch']) == 1 for r in results)} after the shrink")
+PY
 
 step "straggler: h2's link at 250mbit, h1's still at 1gbit"
 "$root/scripts/local-slurm.sh" shape h2 250mbit --dir "$cluster"
