@@ -248,6 +248,51 @@ TEST_F(RingbenchRun, AppendsToAFileOfSchemaThreeWithTheMachineProbes) {
   EXPECT_EQ(get<uint64_t>(links, 5, "bytes"), 4u << 20);
 }
 
+// A file written by the release of schema 5 (tests/data/results-schema5.h5, ringbench 97413f9: a
+// default run at N = 3 that shrank to 2 when rank 2 was killed, then a ddp run at N = 2) takes this
+// ringbench's run. /results is widened by schema 6's transport parameters: the old rows keep every
+// value and read the missing ones (0 bytes, NaN us, -1 streams); the new rows hold what they ran
+// with. /events and /workloads, schema 5's own tables, are left exactly as they were.
+TEST_F(RingbenchRun, AppendsToAFileOfSchemaFiveWithTheTransportParameters) {
+  const fs::path file = dir_ / "schema5.h5";
+  fs::copy_file(fs::path(RINGBENCH_SOURCE_DIR) / "tests/data/results-schema5.h5", file);
+  const auto before = results::read_table(file, "/results");
+  const auto before_events = results::read_table(file, "/events");
+  const auto before_workloads = results::read_table(file, "/workloads");
+  ASSERT_EQ(before_events.rows.size(), 1u) << "the fixture's one shrink";
+  ASSERT_FALSE(before_workloads.rows.empty()) << "the fixture's ddp run";
+  auto run = run_command(mpirun(2) + RINGBENCH_EXE + " -m 8:64 -i 12 --streams 2 -o " + file.string(),
+                         (dir_ / "run").string());
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+
+  const auto after = results::read_table(file, "/results");
+  ASSERT_EQ(after.rows.size(), before.rows.size() + 4);
+  ASSERT_EQ(after.columns.size(), before.columns.size() + 4) << "schema 6 adds four /results columns";
+  for (size_t r = 0; r < before.rows.size(); ++r) {
+    for (size_t c = 0; c < before.columns.size(); ++c)
+      EXPECT_TRUE(same(before.rows[r][c], after.rows[r][c])) << "row " << r << " column " << before.columns[c].name;
+    EXPECT_EQ(get<uint64_t>(after, r, "pipeline_bytes"), 0u) << r;
+    EXPECT_EQ(get<uint64_t>(after, r, "write_slice_bytes"), 0u) << r;
+    EXPECT_TRUE(std::isnan(get<double>(after, r, "spin_us"))) << r;
+    EXPECT_EQ(get<int64_t>(after, r, "streams"), -1) << r;
+  }
+  for (size_t r = before.rows.size(); r < after.rows.size(); ++r) {
+    EXPECT_GT(get<uint64_t>(after, r, "pipeline_bytes"), 0u) << r;
+    EXPECT_GT(get<uint64_t>(after, r, "write_slice_bytes"), 0u) << r;
+    EXPECT_GE(get<double>(after, r, "spin_us"), 0.0) << r;
+    EXPECT_EQ(get<int64_t>(after, r, "streams"), 2) << r;
+    EXPECT_EQ(get<int64_t>(after, r, "epoch"), 0) << r;
+  }
+  for (const auto& [name, old] : {std::pair{"/events", &before_events}, std::pair{"/workloads", &before_workloads}}) {
+    const auto now = results::read_table(file, name);
+    ASSERT_EQ(now.rows.size(), old->rows.size()) << name;
+    ASSERT_EQ(now.columns.size(), old->columns.size()) << name;
+    for (size_t r = 0; r < now.rows.size(); ++r)
+      for (size_t c = 0; c < now.columns.size(); ++c)
+        EXPECT_TRUE(same(old->rows[r][c], now.rows[r][c])) << name << " row " << r << " column " << now.columns[c].name;
+  }
+}
+
 // Every collective with every algorithm, the MPI library's own included, over Open MPI's TCP.
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
