@@ -3,10 +3,11 @@
 // must name that rank, and a collective, sequence number and step that its own recorder file
 // holds; every survivor writes its file beside the results. And SIGUSR1 dumps a running rank's
 // recorder without disturbing the run. The seed of the random choices is printed;
-// RINGBENCH_TEST_SEED=<seed> replays them.
+// RINGBENCH_TEST_SEED=<seed> replays them; RINGBENCH_FLIGHT_TRIALS=K runs K random trials.
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
 #include <regex>
 
@@ -75,13 +76,36 @@ void check_diagnosis(const Job& job, const Trial& t) {
   }
 }
 
+// Failed assertions so far in the running test, so each trial can be counted on its own.
+int failures_so_far() {
+  const ::testing::TestResult* result = ::testing::UnitTest::GetInstance()->current_test_info()->result();
+  int failed = 0;
+  for (int i = 0; i < result->total_part_count(); ++i) failed += result->GetTestPartResult(i).failed();
+  return failed;
+}
+
+// The trials: four fixed shapes, stall and kill, one of each hitting rank 0 (then rank 1 speaks);
+// RINGBENCH_FLIGHT_TRIALS=K draws K instead (kill or stall, any victim, every fourth rank 0).
+std::vector<Trial> draw_trials(std::mt19937& random) {
+  std::vector<Trial> trials;
+  const char* count = std::getenv("RINGBENCH_FLIGHT_TRIALS");
+  const int n = count ? std::max(1, std::atoi(count)) : 4;
+  for (int i = 0; i < n; ++i) {
+    const bool kill = count ? random() % 2 == 1 : i % 2 == 1;
+    const bool rank_zero = count ? i % 4 == 3 : i >= 2;
+    const int victim = rank_zero ? 0 : static_cast<int>(1 + random() % (kRanks - 1));
+    trials.push_back({kill, victim, 60 + random() % 40});
+  }
+  return trials;
+}
+
 TEST(FlightRecorder, FrozenOrKilledRankIsNamedWithCollectiveSequenceAndStep) {
   const uint32_t seed = testing::test_seed("flight recorder trials");
   std::mt19937 random(seed);
-  // Four trials, about 3 s each: stall and kill, one of each hitting rank 0 (then rank 1 speaks).
-  const std::vector<bool> kills = {false, true, false, true};
-  for (size_t i = 0; i < kills.size(); ++i) {
-    Trial t{kills[i], i < 2 ? static_cast<int>(1 + random() % (kRanks - 1)) : 0, 60 + random() % 40};
+  const std::vector<Trial> trials = draw_trials(random);  // about 3 s each
+  int passed = 0;
+  for (size_t i = 0; i < trials.size(); ++i) {
+    const Trial& t = trials[i];
     const std::string inject =
         t.kill ? fmt::format("kill:{}@{}", t.victim, t.call) : fmt::format("stall:{}@{}:30", t.victim, t.call);
     const fs::path dir = fs::temp_directory_path() / fmt::format("ringbench-flight-{}-{}", ::getpid(), i);
@@ -90,13 +114,22 @@ TEST(FlightRecorder, FrozenOrKilledRankIsNamedWithCollectiveSequenceAndStep) {
     for (int r = 0; r < kRanks; ++r)
       if (r != t.victim) survivors.push_back(r);
     ASSERT_TRUE(job.wait(survivors, std::chrono::seconds(60))) << inject << ": survivors still running";
-    for (int r : survivors) EXPECT_EQ(job.exit_code(r), t.kill ? 3 : 4) << inject << ", rank " << r << ":\n" << job.err(r);
+    const int failures_before = failures_so_far();
+    for (int r : survivors) {
+      EXPECT_EQ(job.exit_code(r), t.kill ? 3 : 4) << inject << ", rank " << r << ":\n" << job.err(r);
+      // Every survivor names the same rank (a scheduler acting on any of them drains one node).
+      EXPECT_NE(job.err(r).find(fmt::format("rank {} failed", t.victim)), std::string::npos)
+          << inject << ", rank " << r << " names another:\n" << job.err(r);
+    }
     check_diagnosis(job, t);
+    passed += failures_so_far() == failures_before;
     std::printf("trial %zu (%s): %s\n", i, inject.c_str(), job.err(t.victim == 0 ? 1 : 0).substr(0, 600).c_str());
     job.kill(t.victim, SIGKILL);
     job.wait({t.victim}, 5s);
     if (!::testing::Test::HasFailure()) fs::remove_all(dir);
   }
+  std::printf("flight recorder trials: %d of %zu named the rank, collective, sequence and step, every survivor "
+              "agreeing (seed %u)\n", passed, trials.size(), seed);
 }
 
 TEST(FlightRecorder, SigusrDumpsARunningRankAndTheRunGoesOn) {
