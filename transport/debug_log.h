@@ -67,8 +67,15 @@ void write_line(Level level, Subsys subsys, int rank, std::string_view message);
 }  // namespace detail
 
 inline bool enabled(Level level, Subsys subsys) {
+#ifdef RINGBENCH_NO_DEBUG_LOG
+  // Compiled out (cmake -DRINGBENCH_DEBUG_LOG=OFF): the baseline scripts/debug-off-cost.sh measures
+  // "free when off" against.
+  (void)level, (void)subsys;
+  return false;
+#else
   return (detail::enabled_subsystems[static_cast<int>(level)].load(std::memory_order_relaxed) &
           static_cast<uint32_t>(subsys)) != 0;
+#endif
 }
 
 // Formats and writes one line when `level` and `subsys` are on; otherwise only the check runs.
