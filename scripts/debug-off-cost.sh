@@ -55,7 +55,7 @@ echo "# debug-off-cost on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- |
 echo "# on: ringbench as built (RINGBENCH_DEBUG unset); off: -DRINGBENCH_DEBUG_LOG=OFF; copy: on's binary" \
   "again; args: ${args[*]}"
 orders=("on off copy" "on copy off" "off on copy" "off copy on" "copy on off" "copy off on")
-for rep in $(seq "$reps"); do
+for _ in $(seq "$reps"); do
   for side in ${orders[$((RANDOM % 6))]}; do
     mpirun -np "$ranks" "${over[@]}" --bind-to none "${binary[$side]}" -q "${args[@]}" -o "$work/$side.h5" >/dev/null
   done
