@@ -160,9 +160,9 @@ rb_launch() {  # rb_launch RANKS PROGRAM ARGS...
   [[ " $* " == *" --on-failure shrink "* || " $* " == *" --on-failure=shrink "* ]] && survive=1
   case "${RINGBENCH_LAUNCHER:-srun}" in
     srun)
+      [ "$survive" = 1 ] && { rb_launch_survivable "$ranks" "$@"; return; }  # needs no PMIx
       srun --mpi=list 2>&1 | grep -qw pmix ||
         rb_die "this Slurm has no pmix MPI plugin (srun --mpi=list): submit with RINGBENCH_LAUNCHER=mpirun"
-      [ "$survive" = 1 ] && { rb_launch_survivable "$ranks" "$@"; return; }
       rb_note "launch: srun --mpi=pmix --ntasks=$ranks --kill-on-bad-exit=1 $*"
       srun --mpi=pmix --ntasks="$ranks" --kill-on-bad-exit=1 --export=ALL "$@"
       ;;
