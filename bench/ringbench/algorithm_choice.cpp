@@ -123,11 +123,4 @@ std::vector<size_t> contenders(const std::vector<const Algorithm*>& candidates, 
   return order;
 }
 
-size_t race_winner(std::span<const size_t> by_price, std::span<const size_t> survivors, bool priced) {
-  if (priced)
-    for (size_t i : by_price)
-      if (std::find(survivors.begin(), survivors.end(), i) != survivors.end()) return i;
-  return survivors.front();
-}
-
 }  // namespace ringbench

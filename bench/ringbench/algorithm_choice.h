@@ -9,9 +9,9 @@
 //     specification's plan (spec/) on it: the steps, peers and bytes the transport runs, with the
 //     shared-cores rule for ranks that share a core.
 //  2. A race settles a close call. Every candidate priced within RacePolicy::kCloseRatio of the
-//     cheapest takes turns with it on the real wire; those the wire shows clearly slower leave, and
-//     of those left the model's cheapest wins (Sweep::auto_pick, statistics/race.h; rank 0 decides
-//     and every rank follows); when none is that close, the cheapest is picked unraced.
+//     cheapest takes turns with it on the real wire and the lowest median wins (Sweep::auto_pick,
+//     statistics/race.h; rank 0 decides and every rank follows); when none is that close, the
+//     cheapest is picked unraced.
 // Without a model (one rank, or a link test that gives no bandwidth), every allowed candidate
 // races. naive, the foil ((N-1) x the data per rank), is a candidate only up to
 // kNaiveLargestBytes. The crossover summary then reports the regret: how much slower the pick was
@@ -40,8 +40,7 @@ inline constexpr uint64_t kNaiveLargestBytes = 64 << 10;
 // docs/algorithms.md. The race takes turns of kCallsPerTurn calls, so a slow phase of a noisy
 // machine hits both alike; from the kMinTurns-th turn on, a candidate whose interval lies wholly
 // above the leader's leaves; it ends with one left, after kMaxTurns turns, or once --max-time is
-// spent, and the one left that the model priced cheapest wins (without prices, the lowest median):
-// a leader by noise does not overturn the model, a leader by a clear margin does.
+// spent, and the lowest median wins.
 struct RacePolicy {
   // A candidate races the model's cheapest when priced within this ratio of it. The model's
   // ranking of two algorithms at one size, (predicted a / predicted b) / (measured a / measured b),
@@ -78,10 +77,5 @@ std::vector<double> price_candidates(const std::vector<const Algorithm*>& candid
 // `predicted_us`), every candidate auto may pick. Never empty when some candidate may be picked.
 std::vector<size_t> contenders(const std::vector<const Algorithm*>& candidates, std::span<const double> predicted_us,
                                uint64_t bytes);
-
-// The winner of a race that ended with `survivors` (race_survivors' order, the leader first): with
-// prices, the first of `by_price` (the contenders, cheapest first) still among them; without, the
-// leader. Never called with no survivors.
-size_t race_winner(std::span<const size_t> by_price, std::span<const size_t> survivors, bool priced);
 
 }  // namespace ringbench

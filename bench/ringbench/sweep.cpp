@@ -244,8 +244,8 @@ void Sweep::print_auto_machine() const {
   if (m.machine)
     fmt::print(report_.human(), "#\n# auto model   : {} (two-segment fit of this run's link test, {}-{}), one core reduces "
                "{:.2f} GB/s and copies {:.2f} GB/s; the model prices each candidate's plan; those priced within "
-               "{:.0f}% of the cheapest race it in turns of {} calls for {}-{} turns or --max-time, those clearly "
-               "slower leave, and the cheapest left is picked\n",
+               "{:.0f}% of the cheapest race it in turns of {} calls for {}-{} turns or --max-time, and the lowest "
+               "median is picked\n",
                links, format_byte_size(sizes.front()), format_byte_size(sizes.back()), m.reduce_GBps, m.copy_GBps,
                (RacePolicy::kCloseRatio - 1) * 100, RacePolicy::kCallsPerTurn, RacePolicy::kMinTurns,
                RacePolicy::kMaxTurns);
@@ -282,16 +282,14 @@ const Algorithm& Sweep::auto_pick(Collective collective, uint64_t bytes) {
   const std::string_view without_prices = root_ ? std::string_view(auto_machine_->why) : "rank 0 prices";
   const std::vector<size_t> raced = agree_on_standings(proposed, candidates.size());
   std::vector<std::vector<double>> calls_us(candidates.size());  // rank 0: every race call, by candidate
-  const size_t picked = raced.size() < 2 ? (raced.empty() ? 0 : raced.front())
-                                         : race(candidates, raced, !predicted_us.empty(), bytes, calls_us);
+  const size_t picked = raced.size() < 2 ? (raced.empty() ? 0 : raced.front()) : race(candidates, raced, bytes, calls_us);
   log_auto_pick(comm_, bytes, esize_, candidates, predicted_us, without_prices, raced, calls_us, picked);
   return *candidates[picked];
 }
 
 // The contenders take turns (RacePolicy) until one is left; returns the winner's index.
-size_t Sweep::race(const std::vector<const Algorithm*>& candidates, std::vector<size_t> racing, bool priced,
-                   uint64_t bytes, std::vector<std::vector<double>>& calls_us) {
-  const std::vector<size_t> by_price = racing;
+size_t Sweep::race(const std::vector<const Algorithm*>& candidates, std::vector<size_t> racing, uint64_t bytes,
+                   std::vector<std::vector<double>>& calls_us) {
   const auto started = std::chrono::steady_clock::now();
   for (int turn = 1; racing.size() > 1; ++turn) {
     // In a fresh order each turn, as the rows take theirs (Measurement::measure_together).
@@ -307,9 +305,7 @@ size_t Sweep::race(const std::vector<const Algorithm*>& candidates, std::vector<
     std::vector<size_t> standings;
     if (root_) {
       standings = stats::race_survivors(calls_us, racing, stats::kConfidence);
-      // Survivors the wire could not tell apart: a median that leads by noise (12 calls of 4 ranks
-      // on 2 cores) must not overturn the model, so its cheapest survivor wins; unpriced, the leader.
-      if (last_turn) standings = {race_winner(by_price, standings, priced)};
+      if (last_turn) standings.resize(1);  // the leader
     }
     racing = agree_on_standings(standings, candidates.size());
   }

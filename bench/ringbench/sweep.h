@@ -82,10 +82,8 @@ class Sweep {
   void print_auto_machine() const;
   static BenchOptions auto_trial_options(const BenchOptions& options);
   const Algorithm& auto_pick(Collective collective, uint64_t bytes);
-  // `racing` is cheapest first when `priced`: then a race that ends with several the wire could not
-  // tell apart picks the one the model priced cheapest; without prices, the lowest median.
-  size_t race(const std::vector<const Algorithm*>& candidates, std::vector<size_t> racing, bool priced,
-              uint64_t bytes, std::vector<std::vector<double>>& calls_us);
+  size_t race(const std::vector<const Algorithm*>& candidates, std::vector<size_t> racing, uint64_t bytes,
+              std::vector<std::vector<double>>& calls_us);
   // Rank 0's standings after a turn, the leader first, agreed by every rank (`standings` is
   // ignored elsewhere): no rank may leave or stay in the race alone.
   std::vector<size_t> agree_on_standings(const std::vector<size_t>& standings, size_t candidates);
