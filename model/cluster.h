@@ -19,6 +19,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "exchange_rate.h"
 
 namespace ringbench::model {
 
@@ -68,6 +71,11 @@ struct HostCpu {
   // The piece those overheads are per: the transport's pipeline piece in the run the machine was
   // fitted on (ringbench --pipeline). 0: one piece per message.
   int piece_bytes = 0;
+  // The kernel's copy rate per core while every rank of the host exchanges at once, by message size
+  // (exchange_rate.h), where the run measured it: it then prices the copies and the same-host link
+  // in place of copy_GBps, the same-host fit's bandwidth and its per-piece overhead. Empty: not
+  // measured (a preset, a multi-host run, a run without a link test).
+  std::vector<RatePoint> exchange_copy_rates;
 };
 
 struct Cluster {

@@ -74,6 +74,26 @@ void parse_efficiency(const json& section, Efficiency& efficiency) {
   f.reject_unknown();
 }
 
+// [{"bytes": B, "GBps": R}, ...], the bytes strictly ascending (exchange_rate.h's rate_at reads them so).
+void parse_exchange_copy_rates(const json& list, std::vector<RatePoint>& rates) {
+  const std::string name = "host_cpu.exchange_copy_rates";
+  if (!list.is_array()) throw InputError(fmt::format("{} must be an array, got {}", name, list.type_name()));
+  rates.clear();
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string where = fmt::format("{}[{}]", name, i);
+    Fields f(list[i], where);
+    double bytes = 0, GBps = 0;
+    for (const char* key : {"bytes", "GBps"}) f.require(key);
+    f.number("bytes", bytes, 1, limits::kMaxBytes);
+    f.positive("GBps", GBps, limits::kMaxGBps);
+    f.reject_unknown();
+    const auto b = static_cast<uint64_t>(bytes);
+    if (!rates.empty() && b <= rates.back().bytes)
+      throw InputError(fmt::format("{}.bytes must be above the entry before it ({}), got {}", where, rates.back().bytes, b));
+    rates.push_back({b, GBps});
+  }
+}
+
 void parse_host_cpu(const json& section, HostCpu& cpu) {
   Fields f(section, "host_cpu");
   for (const char* key : {"cores", "reduce_GBps", "copy_GBps"}) f.require(key);
@@ -83,6 +103,7 @@ void parse_host_cpu(const json& section, HostCpu& cpu) {
   f.number("same_host_message_overhead_us", cpu.same_host_message_overhead_us, 0, limits::kMaxLatencyUs);
   f.number("across_hosts_message_overhead_us", cpu.across_hosts_message_overhead_us, 0, limits::kMaxLatencyUs);
   f.integer("piece_bytes", cpu.piece_bytes, 0, std::numeric_limits<int>::max());
+  if (const json* rates = f.find("exchange_copy_rates")) parse_exchange_copy_rates(*rates, cpu.exchange_copy_rates);
   f.reject_unknown();
 }
 
@@ -180,6 +201,11 @@ std::string cluster_to_json(const Cluster& c, int indent) {
                        {"same_host_message_overhead_us", c.host_cpu.same_host_message_overhead_us},
                        {"across_hosts_message_overhead_us", c.host_cpu.across_hosts_message_overhead_us},
                        {"piece_bytes", c.host_cpu.piece_bytes}};
+    if (!c.host_cpu.exchange_copy_rates.empty()) {
+      json rates = json::array();
+      for (const RatePoint& p : c.host_cpu.exchange_copy_rates) rates.push_back({{"bytes", p.bytes}, {"GBps", p.GBps}});
+      doc["host_cpu"]["exchange_copy_rates"] = rates;
+    }
   }
   return doc.dump(indent);
 }

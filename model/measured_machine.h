@@ -8,8 +8,10 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cluster.h"
+#include "exchange_rate.h"
 #include "link_fit.h"
 
 namespace ringbench::model {
@@ -25,6 +27,7 @@ struct MachineMeasurements {
   LinkParameters same_host;
   std::optional<LinkParameters> across_hosts;
   uint64_t piece_bytes = 0;  // the run's pipeline piece, which the fits' overheads are per
+  std::vector<RatePoint> exchange_copy_rates;  // HostCpu's; empty when the run did not measure them
 };
 
 // InputError naming the field when a figure is not positive (a run without probes).

@@ -74,6 +74,27 @@ double piece_work_us(const RankStep& s, const std::array<LinkParameters, kClasse
   return us;
 }
 
+// The copy rate and links one rank's step is priced with. Where the machine measured its copy rate
+// while every rank exchanged (exchange_rate.h), that rate at the step's message size prices the
+// copies and the same-host link both, with no per-piece overhead: the exchange moved its pieces
+// too, so their cost is in its rate. Else the machine's constants.
+struct StepRates {
+  double kernel_GBps = 0;
+  std::array<LinkParameters, kClasses> links;
+};
+
+StepRates step_rates(const Cluster& machine, const std::array<LinkParameters, kClasses>& links, double kernel_GBps,
+                     const RankStep& s) {
+  const auto& measured = machine.host_cpu.exchange_copy_rates;
+  if (measured.empty() || !s.busy) return {kernel_GBps, links};
+  uint64_t message = 0;
+  for (size_t c = 0; c < kClasses; ++c) message = std::max({message, s.bytes_sent[c], s.bytes_received[c]});
+  StepRates rates{rate_at(measured, message), links};
+  rates.links[kSameHost].bandwidth_GBps = rates.kernel_GBps;
+  rates.links[kSameHost].message_overhead_us = 0;
+  return rates;
+}
+
 // One host's ranks' work in one step: the largest (a rank runs on one core at most) and the sum,
 // over the cores left to them. With more ranks than the host has cores no core is ever idle, so
 // the pieces' CPU time at both ends queues for the same cores as the copies: it joins the sum. The
@@ -173,9 +194,10 @@ PlanCost plan_cost(const Cluster& machine, const PlanCall& call) {
     bool busy = false;
     for (size_t r = 0; r < n; ++r) {
       ranks[r] = t < plans[r].steps.size() ? rank_step(plans[r].steps[t], static_cast<int>(r), call, links) : RankStep{};
-      wire[r] = wire_us(ranks[r], links);
-      work[r] = cpu_work_us(ranks[r], kernel_GBps, reduce_GBps);
-      piece_work[r] = piece_work_us(ranks[r], links);
+      const StepRates rates = step_rates(machine, links, kernel_GBps, ranks[r]);
+      wire[r] = wire_us(ranks[r], rates.links);
+      work[r] = cpu_work_us(ranks[r], rates.kernel_GBps, reduce_GBps);
+      piece_work[r] = piece_work_us(ranks[r], rates.links);
       busy = busy || ranks[r].busy;
     }
     if (!busy) continue;

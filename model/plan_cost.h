@@ -32,6 +32,11 @@
 // against 35 GB/s on the 2-core Xeon VM), so pricing them at memcpy's would count a fifth of the
 // work. Without host_cpu (a GPU cluster) cpu_h is 0. A call adds launch_overhead_us once. This is
 // the one copy of the rule; docs/model.md#calibrate-and-predict-this-machine explains it.
+//
+// Where the machine holds exchange_copy_rates (a one-host run's ring send/receive link test,
+// exchange_rate.h), the kernel copy rate of a rank's step is that curve at the step's message size
+// (the most bytes the rank sends or receives in it), and the same-host link takes the same rate and
+// no per-piece overhead.
 
 #include <cstdint>
 #include <vector>

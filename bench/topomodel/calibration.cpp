@@ -44,6 +44,9 @@ Calibration calibrate(const MeasuredRun& run) {
   m.same_host = same->fit.link;
   if (across) m.across_hosts = across->fit.link;
   m.piece_bytes = run.pipeline_bytes;
+  // A multi-host run's exchanges are paced by the across-hosts link, not by the copies: one host only.
+  if (run.hosts == 1)
+    m.exchange_copy_rates = model::exchange_copy_rates(run.exchanges, m.ranks_per_host, run.cores_per_host, run.copy_GBps);
   c.machine = model::measured_machine(m);
   return c;
 }
@@ -61,6 +64,16 @@ std::string calibration_report(const Calibration& c) {
       out += fmt::format("#   {:>10} {:>12.2f} {:>12.2f} {:>+8.1f}%{}\n", f.samples[i].bytes, f.samples[i].one_way_us,
                          f.fit.fitted_us[i], 100 * f.fit.residual[i], f.fit.used[i] ? "" : "  rejected as an outlier");
   }
+  const auto& rates = c.machine.host_cpu.exchange_copy_rates;
+  if (rates.empty()) {
+    out += "# exchange      : no copy rate from the ring send/receive (more than one host, or no link figures);"
+           " copies priced at the same-host fit\n";
+    return out;
+  }
+  out += "# exchange      : one core's copy rate while every rank sends and receives, which prices copies and the"
+         " same-host link (GB/s at chunk bytes):";
+  for (const auto& p : rates) out += fmt::format(" {:.2f} at {}", p.GBps, p.bytes);
+  out += "\n";
   return out;
 }
 

@@ -64,6 +64,28 @@ void read_probes(const TableContents& runs, const results::Row& row, MeasuredRun
   if (has_column(runs, "opt_dtype")) run.dtype = text(runs, row, "opt_dtype");
 }
 
+// A row's ring send/receive (measurement.cpp's link_us): the chunk is ceil(count / N) elements,
+// and link_bound_us = bound_bytes / (chunk / chunk_us). None without a link figure.
+std::optional<model::ExchangeSample> row_exchange(const TableContents& t, const results::Row& row, size_t element_bytes) {
+  if (!has_column(t, "link_bound_us") || !has_column(t, "bound_bytes")) return std::nullopt;
+  const double bound_us = number(t, row, "link_bound_us"), bound_bytes = number(t, row, "bound_bytes");
+  const auto count = static_cast<uint64_t>(number(t, row, "count"));
+  const auto world = static_cast<uint64_t>(number(t, row, "world_size"));
+  if (!(bound_us > 0) || !(bound_bytes > 0) || count == 0 || world < 2) return std::nullopt;
+  const auto bytes = static_cast<uint64_t>(number(t, row, "bytes"));
+  const uint64_t element = element_bytes ? element_bytes : std::max<uint64_t>(1, bytes / count);
+  const uint64_t chunk = (count + world - 1) / world * element;
+  return model::ExchangeSample{chunk, bound_us * static_cast<double>(chunk) / bound_bytes};
+}
+
+std::vector<model::ExchangeSample> read_exchanges(const TableContents& t, const std::string& run_id, size_t element_bytes) {
+  std::vector<model::ExchangeSample> exchanges;
+  for (const auto& row : t.rows)
+    if (text(t, row, "run_id") == run_id)
+      if (const auto e = row_exchange(t, row, element_bytes)) exchanges.push_back(*e);
+  return exchanges;
+}
+
 }  // namespace
 
 size_t dtype_bytes(const std::string& dtype) {
@@ -109,10 +131,15 @@ MeasuredRun load_run(const std::filesystem::path& file, const std::string& run_i
     if (it == run.links.end()) it = run.links.insert(run.links.end(), {link_class, {}});
     it->second.push_back({static_cast<uint64_t>(number(links, row, "bytes")), number(links, row, "one_way_us")});
   }
+  try {
+    run.exchanges = read_exchanges(results::read_table(file, "/results"), run_id, dtype_bytes(run.dtype));
+  } catch (const results::ResultsError&) {
+    // A run stopped after its link test, before its first row: calibrate still fits the pair.
+  }
   return run;
 }
 
-std::vector<MeasuredRow> load_rows(const std::filesystem::path& file, const std::string& run_id) {
+std::vector<MeasuredRow> load_rows(const std::filesystem::path& file, const std::string& run_id, size_t element_bytes) {
   const TableContents t = read(file, "/results");
   std::vector<MeasuredRow> rows;
   const bool has_share = has_column(t, "foreign_cpu_share");
@@ -122,7 +149,8 @@ std::vector<MeasuredRow> load_rows(const std::filesystem::path& file, const std:
     const double share = has_share ? number(t, row, "foreign_cpu_share") : 0;
     rows.push_back({text(t, row, "collective"), text(t, row, "algorithm"), static_cast<int>(number(t, row, "world_size")),
                     static_cast<uint64_t>(number(t, row, "bytes")), static_cast<uint64_t>(number(t, row, "count")),
-                    number(t, row, "t_median_us"), std::isfinite(share) ? std::clamp(share, 0.0, 0.95) : 0.0});
+                    number(t, row, "t_median_us"), std::isfinite(share) ? std::clamp(share, 0.0, 0.95) : 0.0,
+                    row_exchange(t, row, element_bytes)});
   }
   return rows;
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "model/exchange_rate.h"
 #include "model/link_fit.h"
 
 namespace ringbench::topomodel {
@@ -26,6 +27,9 @@ struct MeasuredRun {
   double reduce_GBps = 0, copy_GBps = 0;
   // Per link class ("same host", "across hosts"), the run's ping-pong figures.
   std::vector<std::pair<std::string, std::vector<model::LinkSample>>> links;
+  // Per /results row with a link figure, its ring send/receive: the chunk and the per-chunk time
+  // (link_bound_us x chunk / bound_bytes, the inverse of how ringbench derived link_bound_us).
+  std::vector<model::ExchangeSample> exchanges;
 };
 
 struct MeasuredRow {
@@ -34,6 +38,7 @@ struct MeasuredRow {
   uint64_t bytes = 0, count = 0;
   double median_us = 0;
   double foreign_cpu_share = 0;  // other processes' share of the host's CPU meanwhile (0 if not recorded)
+  std::optional<model::ExchangeSample> exchange;  // its own ring send/receive, if it had a link test
 };
 
 // --run's value as pick_run takes it: empty means not given.
@@ -43,8 +48,8 @@ std::optional<std::string> run_option(const std::string& run);
 // newest run (latest start_utc) that has /links rows.
 std::string pick_run(const std::filesystem::path& file, const std::optional<std::string>& run);
 MeasuredRun load_run(const std::filesystem::path& file, const std::string& run_id);
-// The run's /results rows, in file order.
-std::vector<MeasuredRow> load_rows(const std::filesystem::path& file, const std::string& run_id);
+// The run's /results rows, in file order. `element_bytes` 0: each row's bytes / count.
+std::vector<MeasuredRow> load_rows(const std::filesystem::path& file, const std::string& run_id, size_t element_bytes);
 
 // Bytes per element of a ringbench --dtype name (0 if unknown).
 size_t dtype_bytes(const std::string& dtype);

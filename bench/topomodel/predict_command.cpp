@@ -25,6 +25,7 @@ struct PredictOptions {
   std::string run;
   std::string machine;
   bool ignore_load = false;
+  bool row_link = false;
 };
 
 struct Predicted {
@@ -32,8 +33,26 @@ struct Predicted {
   size_t skipped = 0;  // rows with no plan of ours (mpi, auto) or no median
 };
 
+// --row-link: the machine's exchange copy rates scaled, for this row, by the ratio of the row's own
+// ring send/receive rate to the curve's rate at the row's chunk. The curve keeps its shape across
+// sizes; its level is the speed the host ran at during the row. Unchanged where the machine has no
+// curve or the row no link figure.
+model::Cluster at_row_speed(const model::Cluster& machine, const MeasuredRun& run, const MeasuredRow& row) {
+  auto& curve = machine.host_cpu.exchange_copy_rates;
+  if (curve.empty() || !row.exchange) return machine;
+  const std::vector<model::ExchangeSample> own = {*row.exchange};
+  const auto rate = model::exchange_copy_rates(own, std::max(1, row.world_size / std::max(1, run.hosts)),
+                                               std::max(1, run.cores_per_host), machine.host_cpu.copy_GBps);
+  const double at_chunk = model::rate_at(curve, row.exchange->chunk_bytes);
+  if (rate.empty() || !(at_chunk > 0)) return machine;
+  model::Cluster scaled = machine;
+  for (auto& p : scaled.host_cpu.exchange_copy_rates)
+    p.GBps = std::min(p.GBps * rate[0].GBps / at_chunk, machine.host_cpu.copy_GBps);
+  return scaled;
+}
+
 Predicted predict(const model::Cluster& machine, const MeasuredRun& run, const std::vector<MeasuredRow>& rows,
-                  bool ignore_load) {
+                  const PredictOptions& options) {
   Predicted out;
   for (const auto& row : rows) {
     const spec::AlgorithmSpec* algorithm = spec::find_algorithm_spec(row.collective, row.algorithm);
@@ -43,11 +62,12 @@ Predicted predict(const model::Cluster& machine, const MeasuredRun& run, const s
     }
     size_t element_bytes = dtype_bytes(run.dtype);
     if (element_bytes == 0) element_bytes = std::max<uint64_t>(1, row.bytes / row.count);
-    const double share = ignore_load ? 0 : row.foreign_cpu_share;
+    const double share = options.ignore_load ? 0 : row.foreign_cpu_share;
     const model::PlanCall call{algorithm, row.count, element_bytes, run.root,
                                model::block_placement(row.world_size, run.hosts), run.pipeline_bytes, share};
     out.rows.push_back({run.run_id, row.collective, row.algorithm, row.world_size, run.hosts, row.bytes, row.median_us,
-                        model::plan_cost(machine, call).time_us, share});
+                        model::plan_cost(options.row_link ? at_row_speed(machine, run, row) : machine, call).time_us,
+                        share});
   }
   return out;
 }
@@ -106,12 +126,17 @@ void add_predict_command(CLI::App& app, Context& context) {
   command->add_flag("--ignore-load", options->ignore_load,
                     "price every row on all of the host's cores (default: less the share other processes took during "
                     "the row, which ringbench records)");
+  command->add_flag("--row-link", options->row_link,
+                    "scale the exchange copy rates, row by row, to the speed of the row's own link test: separates "
+                    "the host changing speed between rows from the model's own error (a ring row is then nearly "
+                    "its link test, so it checks little)");
   command->callback([options, &context] {
     const std::string run_id = pick_run(options->results, run_option(options->run));
     const MeasuredRun run = load_run(options->results, run_id);
     const model::Cluster machine = machine_for(*options, run);
     ResultsOutput output(options->results, run_record("predict", context, &machine, machine.gpus()));
-    const Predicted predicted = predict(machine, run, load_rows(options->results, run_id), options->ignore_load);
+    const Predicted predicted =
+        predict(machine, run, load_rows(options->results, run_id, dtype_bytes(run.dtype)), *options);
     fmt::print("# predicted {} row(s) of run {} on machine {} ({} row(s) without a plan of ours: mpi, auto)\n",
                predicted.rows.size(), run_id, machine.name, predicted.skipped);
     print_rows(predicted.rows);

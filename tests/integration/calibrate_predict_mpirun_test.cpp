@@ -8,6 +8,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "results/results_file.h"
@@ -52,6 +54,11 @@ TEST_F(CalibratePredict, RingbenchThenCalibrateThenPredict) {
   const auto calibration = results::read_table(file, "/model/calibration");
   EXPECT_EQ(calibration.rows.size(), 6u) << "one class, six link-test sizes";
   for (const auto& row : calibration.rows) EXPECT_TRUE(std::isfinite(number(calibration, row, "residual")));
+  // Every row's ring send/receive gave the copy rate while all ranks exchange, one per chunk size.
+  EXPECT_NE(calibrate.out.find("# exchange      : one core's copy rate"), std::string::npos) << calibrate.out;
+  std::ifstream machine_file(machine);
+  const std::string machine_text((std::istreambuf_iterator<char>(machine_file)), std::istreambuf_iterator<char>());
+  EXPECT_NE(machine_text.find("\"exchange_copy_rates\""), std::string::npos) << machine_text;
 
   // The machine is a cluster file like any other.
   auto load = run_command(topomodel("clusters --cluster " + machine.string()), (dir_ / "load").string());
@@ -80,6 +87,11 @@ TEST_F(CalibratePredict, RingbenchThenCalibrateThenPredict) {
   auto on_the_fly = run_command(topomodel("predict " + file.string()), (dir_ / "pr2").string());
   ASSERT_EQ(on_the_fly.exit_code, 0) << on_the_fly.out << on_the_fly.err;
   EXPECT_EQ(results::read_table(file, "/model/predictions").rows.size(), 2 * ours);
+
+  // --row-link predicts the same rows at each row's own link speed.
+  auto row_link = run_command(topomodel("predict --row-link " + file.string()), (dir_ / "pr3").string());
+  ASSERT_EQ(row_link.exit_code, 0) << row_link.out << row_link.err;
+  EXPECT_EQ(results::read_table(file, "/model/predictions").rows.size(), 3 * ours);
 }
 
 TEST_F(CalibratePredict, BadInputIsOneLineAndExit2) {

@@ -80,8 +80,11 @@ FieldValues fields(const Cluster& c) {
   const auto& [rail_optimized, nodes_per_leaf, spine_oversubscription, nodes_per_pod, pod_oversubscription,
                switch_hop_latency] = network;
   const auto& [efficiency_scale_up, efficiency_in_switch, efficiency_nic] = efficiency;
-  const auto& [cores, reduce_GBps, copy_GBps, same_host_overhead, across_hosts_overhead, piece_bytes] = host_cpu;
+  const auto& [cores, reduce_GBps, copy_GBps, same_host_overhead, across_hosts_overhead, piece_bytes,
+               exchange_copy_rates] = host_cpu;
   auto text = [](const auto& value) { return fmt::format("{}", value); };
+  std::string rates;
+  for (const RatePoint& p : exchange_copy_rates) rates += fmt::format("{}:{} ", p.bytes, p.GBps);
   return {{"name", name},
           {"description", description},
           {"gpu", gpu},
@@ -110,6 +113,7 @@ FieldValues fields(const Cluster& c) {
           {"host_cpu.same_host_message_overhead_us", text(same_host_overhead)},
           {"host_cpu.across_hosts_message_overhead_us", text(across_hosts_overhead)},
           {"host_cpu.piece_bytes", text(piece_bytes)},
+          {"host_cpu.exchange_copy_rates", rates},
           {"launch_overhead_us", text(launch_overhead_us)}};
 }
 
@@ -128,7 +132,7 @@ Cluster unusual_cluster() {
   c.nics = {2, 312.5, 3.5};
   c.network = {false, 3, 1.5, 6, 2.5, 0.45};
   c.efficiency = {0.61, 0.52, 0.93};
-  c.host_cpu = {3, 1.5, 2.5, 0.75, 1.25, 65536};
+  c.host_cpu = {3, 1.5, 2.5, 0.75, 1.25, 65536, {{16384, 2.25}, {1 << 20, 5.5}}};
   c.launch_overhead_us = 7.25;
   return c;
 }

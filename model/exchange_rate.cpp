@@ -1,0 +1,54 @@
+#include "exchange_rate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "error.h"
+
+namespace ringbench::model {
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+std::vector<RatePoint> exchange_copy_rates(std::span<const ExchangeSample> samples, int ranks_per_host,
+                                           int cores_per_host, double copy_cap_GBps) {
+  if (ranks_per_host < 1 || cores_per_host < 1)
+    throw InputError(fmt::format("exchange copy rate: {} rank(s) on {} core(s) per host; both must be at least 1",
+                                 ranks_per_host, cores_per_host));
+  const double sharing = std::max(1.0, static_cast<double>(ranks_per_host) / cores_per_host);
+  std::map<uint64_t, std::vector<double>> by_size;
+  for (const ExchangeSample& s : samples) {
+    if (s.chunk_bytes == 0 || !(s.chunk_us > 0) || !std::isfinite(s.chunk_us)) continue;
+    by_size[s.chunk_bytes].push_back(2.0 * static_cast<double>(s.chunk_bytes) * sharing / (s.chunk_us * 1e3));
+  }
+  std::vector<RatePoint> rates;
+  for (auto& [bytes, GBps] : by_size) {
+    const double rate = median(std::move(GBps));
+    rates.push_back({bytes, copy_cap_GBps > 0 ? std::min(rate, copy_cap_GBps) : rate});
+  }
+  return rates;
+}
+
+double rate_at(std::span<const RatePoint> rates, uint64_t bytes) {
+  if (rates.empty()) return 0;
+  if (bytes <= rates.front().bytes) return rates.front().GBps;
+  if (bytes >= rates.back().bytes) return rates.back().GBps;
+  const auto upper = std::upper_bound(rates.begin(), rates.end(), bytes,
+                                      [](uint64_t b, const RatePoint& p) { return b < p.bytes; });
+  const RatePoint& hi = *upper;
+  const RatePoint& lo = *(upper - 1);
+  const double f = std::log(static_cast<double>(bytes) / static_cast<double>(lo.bytes)) /
+                   std::log(static_cast<double>(hi.bytes) / static_cast<double>(lo.bytes));
+  return lo.GBps + f * (hi.GBps - lo.GBps);
+}
+
+}  // namespace ringbench::model

@@ -1,0 +1,98 @@
+// The copy rate measured while every rank exchanges (model/exchange_rate.h), how plan_cost prices
+// with it, and its round trip through the cluster JSON format.
+#include "model/exchange_rate.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "model/cluster_json.h"
+#include "model/error.h"
+#include "model/measured_machine.h"
+#include "model/plan_cost.h"
+#include "spec/algorithm_spec.h"
+
+namespace ringbench::model {
+namespace {
+
+TEST(ExchangeRate, EachRankCopiesTheChunkInAndOut) {
+  // 1000 B each way in 2 us: 2000 B copied per rank, one core each: 1000 B/us = 1 GB/s.
+  const std::vector<ExchangeSample> samples = {{1000, 2.0}};
+  const auto rates = exchange_copy_rates(samples, 2, 2, 0);
+  ASSERT_EQ(rates.size(), 1u);
+  EXPECT_DOUBLE_EQ(rates[0].GBps, 1.0);
+  // Four ranks on two cores did twice the copying in the same time.
+  EXPECT_DOUBLE_EQ(exchange_copy_rates(samples, 4, 2, 0)[0].GBps, 2.0);
+}
+
+TEST(ExchangeRate, MedianPerSizeAscendingCappedAndSkippingBadSamples) {
+  const std::vector<ExchangeSample> samples = {{4000, 4.0}, {1000, 2.0}, {1000, 1.0}, {1000, 4.0},
+                                               {4000, 0.0}, {0, 1.0},    {4000, -1.0}};
+  const auto rates = exchange_copy_rates(samples, 1, 1, 1.5);
+  ASSERT_EQ(rates.size(), 2u);
+  EXPECT_EQ(rates[0].bytes, 1000u);
+  EXPECT_DOUBLE_EQ(rates[0].GBps, 1.0);  // median of 2, 1 and 0.5
+  EXPECT_EQ(rates[1].bytes, 4000u);
+  EXPECT_DOUBLE_EQ(rates[1].GBps, 1.5);  // 2 GB/s, capped by the memcpy probe's 1.5
+  EXPECT_THROW(exchange_copy_rates(samples, 0, 1, 0), InputError);
+  EXPECT_THROW(exchange_copy_rates(samples, 1, 0, 0), InputError);
+}
+
+TEST(ExchangeRate, RateAtIsLogLinearBetweenPointsAndFlatBeyond) {
+  const std::vector<RatePoint> rates = {{1000, 1.0}, {4000, 3.0}};
+  EXPECT_DOUBLE_EQ(rate_at(rates, 2000), 2.0);  // halfway in log(bytes)
+  EXPECT_DOUBLE_EQ(rate_at(rates, 1000), 1.0);
+  EXPECT_DOUBLE_EQ(rate_at(rates, 10), 1.0);
+  EXPECT_DOUBLE_EQ(rate_at(rates, 1 << 30), 3.0);
+  EXPECT_DOUBLE_EQ(rate_at({}, 2000), 0.0);
+}
+
+// One host of 4 ranks on 2 cores, same-host latency 10 us, a pair fit of 1 GB/s with 2 us per
+// piece, and the rates of one exchange sample: 4000 B each way in 10 us.
+Cluster exchanging_machine(bool with_rates) {
+  MachineMeasurements m;
+  m.name = "measured-exchange";
+  m.ranks_per_host = 4;
+  m.cores_per_host = 2;
+  m.reduce_GBps = 0.5;
+  m.copy_GBps = 4;
+  m.same_host = {10, 1, 2};
+  const std::vector<ExchangeSample> samples = {{4000, 10.0}};
+  if (with_rates) m.exchange_copy_rates = exchange_copy_rates(samples, 4, 2, m.copy_GBps);
+  return measured_machine(m);
+}
+
+TEST(ExchangeRate, PlanCostPricesTheMeasuredExchangeAtItsOwnTime) {
+  // Ring all-gather of 4000 float32 at N = 4: 3 steps of one 4000 B chunk each way per rank, the
+  // ring send/receive the rate was measured on. Each step takes the exchange's 10 us after the
+  // 10 us latency: 3 x 20 = 60. The rate is 2 x 4000 x 4 / 2 / 10 = 1600 B/us.
+  const PlanCall call{&spec::ring_allgather(), 4000, 4, 0, {0, 0, 0, 0}, 0};
+  const Cluster measured = exchanging_machine(true);
+  EXPECT_DOUBLE_EQ(rate_at(measured.host_cpu.exchange_copy_rates, 4000), 1.6);
+  const PlanCost cost = plan_cost(measured, call);
+  EXPECT_DOUBLE_EQ(cost.time_us, 60.0);
+  EXPECT_DOUBLE_EQ(cost.cpu_us, 30.0);
+  // Without it the pair fit prices the copies: (4 x 8000 / 1000 + 4 x 2 pieces x 2) / 2 = 24 per step.
+  EXPECT_DOUBLE_EQ(plan_cost(exchanging_machine(false), call).time_us, 3 * (10 + 24.0));
+}
+
+TEST(ExchangeRate, RoundTripsThroughClusterJsonAndRejectsDisorder) {
+  const Cluster machine = exchanging_machine(true);
+  const std::string text = cluster_to_json(machine);
+  const Cluster back = cluster_from_json(text, "round trip");
+  ASSERT_EQ(back.host_cpu.exchange_copy_rates.size(), 1u);
+  EXPECT_EQ(back.host_cpu.exchange_copy_rates[0].bytes, 4000u);
+  EXPECT_DOUBLE_EQ(back.host_cpu.exchange_copy_rates[0].GBps, 1.6);
+  const std::string disordered = R"({"name": "x", "gpus_per_node": 2, "scale_up": {"kind": "pcie", "bw_GBps": 1},
+    "nics": {"per_node": 1, "bw_Gbps": 8}, "host_cpu": {"cores": 2, "reduce_GBps": 1, "copy_GBps": 1,
+    "exchange_copy_rates": [{"bytes": 4000, "GBps": 1}, {"bytes": 1000, "GBps": 2}]}})";
+  try {
+    cluster_from_json(disordered, "test");
+    FAIL() << "a descending exchange_copy_rates was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("host_cpu.exchange_copy_rates[1].bytes"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace ringbench::model
