@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 
+#include "link_test.h"
 #include "machine_probes.h"
 #include "model/error.h"
 #include "model/measured_machine.h"
@@ -44,7 +45,8 @@ const model::LinkClassFit* find_fit(const std::vector<model::LinkClassFit>& fits
 // The measured machine of topomodel calibrate (bench/topomodel/calibration.cpp), from auto's fits.
 // With one rank per host there is no same-host class; the across-hosts fit stands in for it (no
 // transfer then stays on a host, and the kernel copy rate is capped by the memcpy probe anyway).
-model::Cluster machine_of(const AutoMachine& m, std::span<const int> host_of_rank, uint64_t piece_bytes) {
+model::Cluster machine_of(const AutoMachine& m, std::span<const int> host_of_rank, uint64_t piece_bytes,
+                          std::span<const model::ExchangeSample> exchanges) {
   const model::LinkClassFit* same = find_fit(m.fits, "same host");
   const model::LinkClassFit* across = find_fit(m.fits, "across hosts");
   if (!same && !across) throw model::InputError("auto: the link test measured no link class");
@@ -61,7 +63,24 @@ model::Cluster machine_of(const AutoMachine& m, std::span<const int> host_of_ran
   mm.same_host = (same ? same : across)->fit.link;
   if (across) mm.across_hosts = across->fit.link;
   mm.piece_bytes = piece_bytes;
+  if (hosts == 1 && !exchanges.empty())
+    mm.exchange_copy_rates = model::exchange_copy_rates(exchanges, mm.ranks_per_host, mm.cores_per_host, mm.copy_GBps);
   return model::measured_machine(mm);
+}
+
+// The ring send/receive a run's link test makes at each row (link_test.h), at a few chunk sizes, so
+// that auto prices copies at the rate they run with every rank busy, as topomodel calibrate does
+// (model/exchange_rate.h). One host only: across hosts the slow link paces it. Up to 1 MiB chunks,
+// so the N chunk slots it needs stay small; the rate is flat beyond the largest. Collective.
+std::vector<model::ExchangeSample> measure_exchanges(Communicator& comm, bool one_host) {
+  std::vector<model::ExchangeSample> samples;
+  if (!one_host) return samples;
+  constexpr int kRepetitions = 5;
+  for (const uint64_t chunk : {uint64_t{16} << 10, uint64_t{64} << 10, uint64_t{256} << 10, uint64_t{1} << 20}) {
+    const double seconds = ring_exchange_seconds(comm, chunk, kRepetitions, 2 * (comm.size() - 1));
+    samples.push_back({chunk, seconds * 1e6});
+  }
+  return samples;
 }
 
 }  // namespace
@@ -73,12 +92,14 @@ AutoMachine measure_auto_machine(Communicator& comm, std::span<const int> host_o
     return m;
   }
   const std::vector<LinkPoint> points = measure_link_classes(comm);  // collective; rank 0's points
+  const bool one_host = std::all_of(host_of_rank.begin(), host_of_rank.end(), [](int h) { return h == 0; });
+  const std::vector<model::ExchangeSample> exchanges = measure_exchanges(comm, one_host);  // collective
   if (comm.rank() != 0) return m;
   const CoreRates rates = measure_core_rates(dtype, op);
   m.reduce_GBps = rates.reduce_GBps, m.copy_GBps = rates.copy_GBps;
   try {
     m.fits = model::fit_link_classes(by_class(points));
-    m.machine = machine_of(m, host_of_rank, comm.pipeline_piece(element_size(dtype)));
+    m.machine = machine_of(m, host_of_rank, comm.pipeline_piece(element_size(dtype)), exchanges);
   } catch (const model::InputError& e) {
     m.machine.reset();
     m.why = e.what();

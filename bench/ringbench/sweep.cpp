@@ -241,12 +241,18 @@ void Sweep::print_auto_machine() const {
     links += fmt::format("{}{} {:.1f} us + {:.3f} GB/s", links.empty() ? "" : ", ", f.link_class, f.fit.link.latency_us,
                          f.fit.link.bandwidth_GBps);
   const auto& sizes = link_probe_bytes();
+  std::string exchanges;
+  if (m.machine && !m.machine->host_cpu.exchange_copy_rates.empty()) {
+    exchanges = "; a core copies, while every rank exchanges,";
+    for (const auto& p : m.machine->host_cpu.exchange_copy_rates)
+      exchanges += fmt::format(" {:.2f} GB/s at {}", p.GBps, format_byte_size(p.bytes));
+  }
   if (m.machine)
-    fmt::print(report_.human(), "#\n# auto model   : {} (two-segment fit of this run's link test, {}-{}), one core reduces "
+    fmt::print(report_.human(), "#\n# auto model   : {} (two-segment fit of this run's link test, {}-{}){}, one core reduces "
                "{:.2f} GB/s and copies {:.2f} GB/s; the model prices each candidate's plan; those priced within "
                "{:.0f}% of the cheapest race it in turns of {} calls for {}-{} turns or --max-time, and the lowest "
                "median is picked\n",
-               links, format_byte_size(sizes.front()), format_byte_size(sizes.back()), m.reduce_GBps, m.copy_GBps,
+               links, format_byte_size(sizes.front()), format_byte_size(sizes.back()), exchanges, m.reduce_GBps, m.copy_GBps,
                (RacePolicy::kCloseRatio - 1) * 100, RacePolicy::kCallsPerTurn, RacePolicy::kMinTurns,
                RacePolicy::kMaxTurns);
   else
