@@ -7,17 +7,9 @@
 #include <map>
 
 #include "error.h"
+#include "median.h"
 
 namespace ringbench::model {
-namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-}  // namespace
 
 std::vector<RatePoint> exchange_copy_rates(std::span<const ExchangeSample> samples, int ranks_per_host,
                                            int cores_per_host, double copy_cap_GBps) {

@@ -29,6 +29,7 @@
 #include <queue>
 
 #include "error.h"
+#include "median.h"
 
 namespace ringbench::model {
 namespace {
@@ -107,12 +108,6 @@ GemmGpu fitted(std::string_view gpu) {
 }
 
 std::string shape_class(std::string_view kind) { return std::string(kind.substr(0, kind.find('_'))); }
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // sdpa_causal_d128_hN: N heads.
 double sdpa_heads(std::string_view kind) { return std::stod(std::string(kind.substr(kind.rfind("_h") + 2))); }

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "error.h"
+#include "median.h"
 
 namespace ringbench::model {
 namespace {
@@ -75,12 +76,6 @@ Terms fit_nonnegative(std::span<const LinkSample> samples, const std::vector<boo
     else free[kLatency] = false;
   }
   return coef;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 // Index of the used sample whose residual stands out, or -1: beyond 4 robust standard deviations
