@@ -9,6 +9,7 @@ const std::vector<const AlgorithmSpec*>& all_algorithm_specs() {
       &tree_allreduce(),
       &rhd_allreduce(),
       &recursive_doubling_allreduce(),
+      &two_shot_allreduce(),
       &hierarchical_allreduce(),
       &ring_allgather(),
       &recursive_doubling_allgather(),

@@ -36,6 +36,7 @@ const AlgorithmSpec& naive_allreduce();
 const AlgorithmSpec& tree_allreduce();
 const AlgorithmSpec& rhd_allreduce();
 const AlgorithmSpec& recursive_doubling_allreduce();
+const AlgorithmSpec& two_shot_allreduce();
 const AlgorithmSpec& hierarchical_allreduce();
 const AlgorithmSpec& ring_allgather();
 const AlgorithmSpec& recursive_doubling_allgather();

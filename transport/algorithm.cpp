@@ -20,6 +20,7 @@
 #include "collectives/ring_reduce.h"
 #include "collectives/ring_reducescatter.h"
 #include "collectives/tree_allreduce.h"
+#include "collectives/two_shot_allreduce.h"
 #include "communicator.h"
 #include "spec/algorithm_spec.h"
 
@@ -54,6 +55,7 @@ const std::vector<const Algorithm*>& all_algorithms() {
       &tree_allreduce(),
       &rhd_allreduce(),
       &recursive_doubling_allreduce(),
+      &two_shot_allreduce(),
       &hierarchical_allreduce(),
       &ring_allgather(),
       &recursive_doubling_allgather(),

@@ -20,11 +20,12 @@
 //   power of two (the model declines other N, the spec folds them);
 //   allreduce hierarchical <-> allreduce hierarchical: every k x M = N.
 // On one side only (no counterpart to check against):
-//   spec only:  allreduce naive, recursive-doubling and tree (a heap-shaped binary tree over all
-//               ranks; the model's "tree" is NCCL's double binary tree with chains inside islands,
-//               another algorithm under the same name); broadcast binomial-tree; reduce ring
-//               (reduce-scatter then gather; the model's reduce ring is a pipelined chain) and
-//               reduce binomial-tree; rhd and recursive-doubling at N not a power of two.
+//   spec only:  allreduce naive, two-shot, recursive-doubling and tree (a heap-shaped binary
+//               tree over all ranks; the model's "tree" is NCCL's double binary tree with chains
+//               inside islands, another algorithm under the same name); broadcast binomial-tree;
+//               reduce ring (reduce-scatter then gather; the model's reduce ring is a pipelined
+//               chain) and reduce binomial-tree; rhd and recursive-doubling at N not a power of
+//               two.
 //   model only: tree (double binary tree) for allreduce, broadcast, reduce; reduce ring (chain);
 //               nvls (in-switch reduction, hardware); hierarchical all-gather and
 //               reduce-scatter; direct send/recv; ring and direct across islands (the model

@@ -25,6 +25,8 @@ TEST(ReducedElements, FollowTheAlgorithmsTables) {
       // Ring reduce-scatter, alone or inside the all-reduce: every chunk but one reduced once.
       EXPECT_EQ(reduced(ring_allreduce(), r, n), (n - 1) * chunk) << where;
       EXPECT_EQ(reduced(ring_reducescatter(), r, n), (n - 1) * chunk) << where;
+      // Two-shot: its own chunk, once from each other rank.
+      EXPECT_EQ(reduced(two_shot_allreduce(), r, n), (n - 1) * chunk) << where;
       // Naive: every other rank's whole vector.
       EXPECT_EQ(reduced(naive_allreduce(), r, n), (n - 1) * kCount) << where;
       // Nothing to reduce in moving data around.

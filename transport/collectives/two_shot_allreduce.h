@@ -1,0 +1,6 @@
+#pragma once
+#include "../algorithm.h"
+
+namespace ringbench {
+const Algorithm& two_shot_allreduce();
+}
