@@ -45,7 +45,7 @@ python=$(ringbench_python)
 if [ -n "$keep" ]; then work=$keep; mkdir -p "$work"; else work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-allreduce_algorithms=ring,naive,tree,rhd,recursive-doubling,hierarchical
+allreduce_algorithms=ring,naive,tree,rhd,recursive-doubling,two-shot,hierarchical
 others=allgather,reducescatter,broadcast,reduce,alltoall
 launch() {  # launch N FILE ARGS...
   local n=$1 file=$2; shift 2
