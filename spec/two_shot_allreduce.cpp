@@ -1,9 +1,9 @@
 // Two-shot all-reduce: a direct reduce-scatter, then a direct all-gather. In step 0 every rank
 // sends chunk j of its vector straight to rank j and reduces the N-1 copies of its own chunk r
 // that arrive; in step 1 it sends the finished chunk r straight to every other rank. The name is
-// the one ML-infrastructure users know from the NVLink all-reduces of TensorRT-LLM and vLLM
-// ("one-shot" is naive here), the same split as Rabenseifner's reduce-scatter + all-gather with
-// each half done in one round of direct sends instead of log2 N or N-1 rounds.
+// the one ML-infrastructure users know from TensorRT-LLM's NVLink all-reduce strategies (its
+// "one-shot" is naive here); the split is Rabenseifner's reduce-scatter + all-gather, with each
+// half done in one round of direct sends instead of log2 N or N-1 rounds.
 //
 //   steps          2 (each one exchange with every peer at once, so it cannot deadlock)
 //   bytes per rank 2(N-1) chunk sends = 2(N-1)/N x data when N divides the count (the bound,

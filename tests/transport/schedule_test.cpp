@@ -80,8 +80,8 @@ std::optional<uint64_t> documented_allreduce_bytes(std::string_view name, const 
                                                    const std::vector<int>& hosts) {
   if (s.n == 1) return 0;
   if (name == "naive") return (s.n - 1) * s.data();
-  if (name == "ring" && s.chunks_equal()) return 2 * (s.n - 1) * s.chunk();
-  if (name == "two-shot" && s.chunks_equal()) return 2 * (s.n - 1) * s.chunk();
+  // Ring and two-shot: the same 2(N-1) chunks, in 2(N-1) steps or in 2.
+  if ((name == "ring" || name == "two-shot") && s.chunks_equal()) return 2 * (s.n - 1) * s.chunk();
   if (name == "tree") {  // heap-shaped: parent (r-1)/2, children 2r+1 and 2r+2
     const int children = (2 * s.rank + 1 < s.n) + (2 * s.rank + 2 < s.n);
     return ((s.rank != 0 ? 1 : 0) + children) * s.data();
