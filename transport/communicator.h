@@ -137,6 +137,10 @@ class Communicator {
   const TransportOptions& options() const { return options_; }
   const std::vector<PeerCard>& peers() const { return cards_; }  // indexed by rank
   const InterfaceChoice& interface() const { return interface_; }
+  // The cores this host has online (std::thread::hardware_concurrency(), at least 1), counted once
+  // at set-up. Not this process's affinity mask: a launcher that binds each rank to one core
+  // (Open MPI does at N <= 2) narrows the mask, not the cores the host's ranks share.
+  int host_cores() const { return host_cores_; }
   // More ranks on this host than it has cores: a waiting rank should give its core away.
   bool ranks_exceed_cores() const { return ranks_exceed_cores_; }
   std::vector<std::string> distinct_hosts() const;  // hostnames, one per distinct host identity
@@ -193,6 +197,9 @@ class Communicator {
   // how long a stalled loop spins before it sleeps (options.spin; zero under a fault hook, whose
   // tests are written against the unspun stall timing).
   size_t write_slice_bytes() const;
+  // Pins the slice from now on (0: back to the default). A sender's slice need not match its
+  // peers'; ringbench's start-up probe (bench/ringbench/slice_probe.h) sets the same on every rank.
+  void set_write_slice_bytes(size_t bytes) { options_.write_slice_bytes = bytes; }
   // TCP connections ("streams") to each peer (options.streams; one after a shrink).
   int streams() const { return options_.streams; }
   std::chrono::microseconds spin() const;
@@ -248,6 +255,7 @@ class Communicator {
   TransportOptions options_;
   std::vector<PeerCard> cards_;
   InterfaceChoice interface_;
+  int host_cores_ = 1;
   bool ranks_exceed_cores_ = false;
   Fd listener_;
   std::vector<std::unique_ptr<Connection>> connections_;  // by peer rank; null for self

@@ -239,6 +239,7 @@ void MeshBuilder::choose_routes() {
   const auto neighbours = std::count_if(cards.begin(), cards.end(),
                                         [&](const PeerCard& c) { return c.host.same_host(cards[comm_.rank_].host); });
   const unsigned cores = std::thread::hardware_concurrency();
+  comm_.host_cores_ = std::max(1, static_cast<int>(cores));
   comm_.ranks_exceed_cores_ = cores == 0 || static_cast<unsigned>(neighbours) > cores;
   // Every rank reaches the same verdict from the same cards, so each peer listens where we look.
   const size_t route = all_on_one_host ? 0 : 1;

@@ -33,13 +33,18 @@ struct TransportOptions {
   // Received bytes are handed to a reduction in pieces of at least this many bytes, so reducing
   // one piece overlaps receiving the next.
   size_t pipeline_bytes = 256 * 1024;
-  // Most bytes one send() may take. 0 chooses by whether this host has a core for every rank:
+  // Most bytes one send() may take. The best value is the machine's, not the code's: on one
+  // machine type 128 KiB slices made the N=2 ring 1.3-1.7x faster at 2-8 MiB, on another they
+  // made it 1.6-2x slower than 2 MiB at 1-64 MiB. So ringbench measures it at start-up
+  // (bench/ringbench/slice_probe.h) and sets it (Communicator::set_write_slice_bytes). 0, where
+  // nothing measured it, chooses by whether this host has a core for every rank:
   //  - yes: kOwnCoreSlice, so a rank soon returns from each send to read and reduce what its left
-  //    neighbour sent (N=2 ring, 2-8 MiB: 2.7-3.7 -> 3.6-5.4 GB/s busbw);
-  //  - no: kSharedCoreSlice, and after each slice of a longer frame the rank yields its core, so
-  //    the rank sharing it (often the one about to read those bytes) runs while they are still in
-  //    cache (N=4 on 2 cores, 4-64 MiB: 1.45-1.54 -> 1.70-2.11 GB/s busbw; without the yield no
-  //    gain, and smaller slices cost more in syscalls than they save).
+  //    neighbour sent;
+  //  - no: kSharedCoreSlice.
+  // Either way, with more ranks than cores the rank yields its core after each slice of a longer
+  // frame, so the rank sharing it (often the one about to read those bytes) runs while they are
+  // still in cache (N=4 on 2 cores, 4-64 MiB: 1.45-1.54 -> 1.70-2.11 GB/s busbw; without the
+  // yield no gain).
   size_t write_slice_bytes = 0;
   static constexpr size_t kOwnCoreSlice = 128 * 1024;
   static constexpr size_t kSharedCoreSlice = 512 * 1024;

@@ -68,6 +68,7 @@ class Shrinker {
     comm->epoch_ = old.epoch_ + 1;
     comm->sequence_ = agreed.sequence;
     comm->interface_ = old.interface_;
+    comm->host_cores_ = old.host_cores_;
     comm->ranks_exceed_cores_ = old.ranks_exceed_cores_;
     comm->listener_ = std::move(old.listener_);
     for (int r = 0; r < size; ++r) {

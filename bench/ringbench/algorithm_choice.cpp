@@ -45,7 +45,7 @@ const model::LinkClassFit* find_fit(const std::vector<model::LinkClassFit>& fits
 // The measured machine of topomodel calibrate (bench/topomodel/calibration.cpp), from auto's fits.
 // With one rank per host there is no same-host class; the across-hosts fit stands in for it (no
 // transfer then stays on a host, and the kernel copy rate is capped by the memcpy probe anyway).
-model::Cluster machine_of(const AutoMachine& m, std::span<const int> host_of_rank, uint64_t piece_bytes,
+model::Cluster machine_of(const AutoMachine& m, std::span<const int> host_of_rank, int host_cores, uint64_t piece_bytes,
                           std::span<const model::ExchangeSample> exchanges) {
   const model::LinkClassFit* same = find_fit(m.fits, "same host");
   const model::LinkClassFit* across = find_fit(m.fits, "across hosts");
@@ -58,7 +58,7 @@ model::Cluster machine_of(const AutoMachine& m, std::span<const int> host_of_ran
   mm.description = "measured by ringbench --algo auto: this run's link test and core probes";
   mm.hosts = hosts;
   mm.ranks_per_host = *std::max_element(ranks_on.begin(), ranks_on.end());
-  mm.cores_per_host = usable_cores();
+  mm.cores_per_host = host_cores;
   mm.reduce_GBps = m.reduce_GBps, mm.copy_GBps = m.copy_GBps;
   mm.same_host = (same ? same : across)->fit.link;
   if (across) mm.across_hosts = across->fit.link;
@@ -99,7 +99,7 @@ AutoMachine measure_auto_machine(Communicator& comm, std::span<const int> host_o
   m.reduce_GBps = rates.reduce_GBps, m.copy_GBps = rates.copy_GBps;
   try {
     m.fits = model::fit_link_classes(by_class(points));
-    m.machine = machine_of(m, host_of_rank, comm.pipeline_piece(element_size(dtype)), exchanges);
+    m.machine = machine_of(m, host_of_rank, comm.host_cores(), comm.pipeline_piece(element_size(dtype)), exchanges);
   } catch (const model::InputError& e) {
     m.machine.reset();
     m.why = e.what();

@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "byte_size.h"
+#include "slice_probe.h"
 #include "fault_injection.h"
 #include "measurement.h"
 #include "mpi_collectives.h"
@@ -239,9 +240,12 @@ void add_transport_options(CLI::App& app, BenchOptions& options, TypedValues& ty
       ->type_name("BYTES")
       ->capture_default_str();
   app.add_option("--slice", typed.slice,
-                 fmt::format("Most bytes one send() may take, K/M/G suffixes, {} to {}; auto: {} with a core for every "
-                             "rank on the host, else {} with the core yielded after each slice",
-                             format_byte_size(kMinSlice), format_byte_size(kMaxSlice),
+                 fmt::format("Most bytes one send() may take, K/M/G suffixes, {} to {}; auto: measured at start-up, the "
+                             "fastest of {} for a ring all-reduce of the run's largest size (at most {}; below {}, {} "
+                             "with a core for every rank on the host, else {}); with more ranks than cores the core is "
+                             "yielded after each slice",
+                             format_byte_size(kMinSlice), format_byte_size(kMaxSlice), slice_candidate_list(),
+                             format_byte_size(kMaxProbeBytes), format_byte_size(kMinProbeBytes),
                              format_byte_size(TransportOptions::kOwnCoreSlice),
                              format_byte_size(TransportOptions::kSharedCoreSlice)))
       ->type_name("BYTES|auto")

@@ -34,6 +34,7 @@
 #include "run_conditions.h"
 #include "run_record.h"
 #include "shrink_events.h"
+#include "slice_probe.h"
 #include "sweep.h"
 #include "statistics/call_statistics.h"
 #include "statistics/order_statistics.h"
@@ -201,6 +202,7 @@ class BenchRun {
     // CPU readings start here, so that a lasting load shows from the first size on.
     cpu_since_.emplace(host_placement(*comm_)[static_cast<size_t>(comm_->rank())]);
     const RunConditions conditions = record_.conditions = measure_run_conditions(*comm_);
+    const std::string write_slice = choose_write_slice();
     // The plain socket pair involves rank 0 (and one rank on another host), while the others
     // wait at the barrier.
     std::vector<LinkPoint> links;
@@ -219,11 +221,23 @@ class BenchRun {
     if (!root_) return;
     report_->header({fmt::format("{} ({})", kVersion, kGitRevision), mpi_.size(), hosts_,
                     record_.interface + ": " + record_.interface_reason,
-                    record_.mpi_library, record_.plain_pair_GBps, record_.plain_pair_path, conditions});
+                    record_.mpi_library, record_.plain_pair_GBps, record_.plain_pair_path, conditions, write_slice});
     sink_.add([row = to_row(record_), links = link_rows(record_.run_id, links)](results::Transaction& t) {
       t.append(runs_table(), {&row, 1});
       if (!links.empty()) t.append(links_table(), links);
     });
+  }
+
+  // --slice auto: measured here, before the link test and every row, which all run with the
+  // winner (slice_probe.h). Collective. Returns the header's account of the slice.
+  std::string choose_write_slice() {
+    const size_t slice = comm_->write_slice_bytes();
+    if (options_.transport.write_slice_bytes != 0) return format_byte_size(slice) + " (--slice)";
+    if (const auto bytes = slice_probe_bytes(options_)) return describe(probe_write_slice(*comm_, *bytes));
+    return fmt::format("{}, the default {} (no probe: {})", format_byte_size(slice),
+                       comm_->ranks_exceed_cores() ? "with more ranks than cores" : "with a core for every rank",
+                       options_.injects.empty() ? "no call of ours as large as " + format_byte_size(kMinProbeBytes)
+                                                : std::string("--inject counts the calls"));
   }
 
   // --workload ddp (ddp_workload.h): its table and /workloads rows instead of the sweep's.

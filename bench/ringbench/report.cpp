@@ -27,6 +27,7 @@ void Report::header(const RunHeader& h) {
                  ? "exact (results compared bit for bit with the reference on every rank)"
                  : "random uniform [-1,1) (max abs error against a double-precision reference)");
   fmt::print(out_, "# load         : {}\n", describe_load(h.conditions));
+  if (!h.write_slice.empty()) fmt::print(out_, "# write slice  : {}\n", h.write_slice);
   timing_lines();
   fmt::print(out_, "# barrier skew : {:.1f} us, median of {} barriers: {}\n", h.conditions.barrier_skew_us,
              h.conditions.skew_repetitions,

@@ -24,6 +24,7 @@ struct RunHeader {
   double plain_pair_GBps = 0;   // plain blocking TCP pair, 1 MiB writes
   std::string plain_pair_path;  // "loopback on vm", "h1 -> h2 (10.200.0.2)"
   RunConditions conditions;
+  std::string write_slice;      // the slice and where it came from (--slice, the probe, the default)
 };
 
 // The timing mode in words, for the header and the /runs row.

@@ -1,7 +1,5 @@
 #include "run_conditions.h"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -16,12 +14,6 @@
 #include "transport/communicator.h"
 
 namespace ringbench {
-
-int usable_cores() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return 1;
-}
 
 namespace {
 
@@ -45,7 +37,7 @@ constexpr int kSkewRepetitions = 21;
 RunConditions measure_run_conditions(Communicator& comm) {
   RunConditions conditions;
   conditions.load_average = one_minute_load_average();  // before our own probes load the machine
-  conditions.cores = usable_cores();
+  conditions.cores = comm.host_cores();
   const std::vector<int> hosts = host_placement(comm);
   conditions.ranks_on_host = static_cast<int>(std::count(hosts.begin(), hosts.end(), hosts[comm.rank()]));
   conditions.skew_from_shared_clock = std::all_of(hosts.begin(), hosts.end(), [&](int h) { return h == hosts[0]; });

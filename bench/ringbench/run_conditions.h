@@ -26,9 +26,6 @@ struct RunConditions {
   double ranks_per_core() const { return static_cast<double>(ranks_on_host) / cores; }
 };
 
-// The cores this process may run on (its CPU affinity), at least 1.
-int usable_cores();
-
 // Collective: every rank calls it; the result is meaningful on rank 0.
 // On one host, the skew is max - min over ranks of the moment each left a barrier (one clock).
 // Across hosts, clocks differ, so it is the slowest rank's time for an empty barrier-to-barrier

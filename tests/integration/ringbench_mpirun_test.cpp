@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iterator>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -432,6 +433,24 @@ TEST_F(RingbenchRun, RowsRecordTheTransportParametersTheyRanWith) {
     EXPECT_EQ(get<double>(results, i, "spin_us"), 50.0) << "TransportOptions::spin's default";
     EXPECT_EQ(get<int64_t>(results, i, "streams"), 1);
   }
+}
+
+// --slice auto measures the slice at start-up (slice_probe.h): the header names each candidate's
+// time and the winner, and every row of ours, the link test's included, ran with that winner.
+TEST_F(RingbenchRun, AutoSliceIsMeasuredAndEveryRowRunsWithTheWinner) {
+  const fs::path file = dir_ / "probed.h5";
+  auto run = run_command(mpirun(2) + RINGBENCH_EXE + " --algo ring,tree --sizes 64K,1M -i 4 -x 1 -o " + file.string(),
+                         (dir_ / "probed").string());
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const std::regex line(R"(# write slice  : 1M ring all-reduce with each slice, median of [345] rounds taking turns: )"
+                        R"(128K [0-9.]+ ms, 512K [0-9.]+ ms, 2M [0-9.]+ ms -> ([0-9]+[KM])\n)");
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(run.out, match, line)) << run.out;
+  const uint64_t winner = match[1].str().back() == 'M' ? std::stoull(match[1].str()) << 20 : std::stoull(match[1].str()) << 10;
+  const auto results = results::read_table(file, "/results");
+  ASSERT_EQ(results.rows.size(), 4u);
+  for (size_t i = 0; i < results.rows.size(); ++i)
+    EXPECT_EQ(get<uint64_t>(results, i, "write_slice_bytes"), winner) << get<std::string>(results, i, "algorithm");
 }
 
 // Each parameter can be pinned from the command line, and the row says so; with --streams 2 each
