@@ -159,7 +159,7 @@ static std::vector<Column> results_columns_since_schema_5() {
       // Schema 6: the transport parameters the row ran with (rank 0's); missing for mpi rows.
       {"pipeline_bytes", ColumnType::UInt64, "B", "received bytes handed to a reduction at a time (--pipeline)"},
       {"write_slice_bytes", ColumnType::UInt64, "B",
-       "most bytes one send() took (--slice, or the default for the host's ranks per core)"},
+       "most bytes one send() took (--slice, or measured at start-up, else the default for the host's ranks per core)"},
       {"spin_us", ColumnType::Float64, "us", "how long a stalled rank spun before sleeping in poll() (--spin)"},
       {"streams", ColumnType::Int64, "", "TCP connections to each peer (--streams)"},
   };
