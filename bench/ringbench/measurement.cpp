@@ -22,14 +22,18 @@ size_t call_count(Collective collective, uint64_t bytes, size_t element_bytes, i
   return collective == Collective::AllToAll ? count / n * n : count;
 }
 
-namespace {
+double from_rank0(Communicator& comm, double value) {
+  if (comm.size() == 1) return value;
+  if (comm.rank() != 0) value = 0;  // the others contribute 0 to a max
+  CollectiveCall call{DataType::Float64, ReduceOp::Max, std::as_writable_bytes(std::span(&value, 1)), 1, 0};
+  ring_allreduce().run(comm, call);
+  return value;
+}
 
 bool on_one_host(const Communicator& comm) {
   const std::vector<int> hosts = host_placement(comm);
   return std::all_of(hosts.begin(), hosts.end(), [&](int host) { return host == hosts.front(); });
 }
-
-}  // namespace
 
 Measurement::Measurement(Communicator& comm, const BenchOptions& options, uint64_t seed,
                          std::optional<CpuMeter> cpu_since)
@@ -64,11 +68,7 @@ stats::StopReason Measurement::close_block(std::span<const stats::CallStamp> blo
     for (double us : stats::collective_call_times_us(by_rank, shared_clock_)) result.call_us.push_back(us / per_call);
     decision = static_cast<double>(stats::decide_stop(stopping_rule(), result.call_us, elapsed_seconds));
   }
-  if (comm_.size() > 1) {  // rank 0's decision to every rank: the others contribute 0 to a max
-    CollectiveCall call{DataType::Float64, ReduceOp::Max, std::as_writable_bytes(std::span(&decision, 1)), 1, 0};
-    ring_allreduce().run(comm_, call);
-  }
-  return static_cast<stats::StopReason>(static_cast<int>(decision));
+  return static_cast<stats::StopReason>(static_cast<int>(from_rank0(comm_, decision)));
 }
 
 struct Measurement::Contender {

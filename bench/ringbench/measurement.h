@@ -26,6 +26,12 @@
 
 namespace ringbench {
 
+// Rank 0's value (a non-negative decision) on every rank. Collective.
+double from_rank0(Communicator& comm, double value);
+
+// Every rank on one host: their CLOCK_MONOTONIC stamps are comparable (collective_call_time.h).
+bool on_one_host(const Communicator& comm);
+
 // One rank's figures for one size; trivially copyable so it crosses the wire as bytes.
 struct RankSample {
   double mean_us = 0;            // this rank's mean over the timed calls

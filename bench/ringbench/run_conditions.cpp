@@ -24,11 +24,6 @@ std::optional<double> one_minute_load_average() {
   return std::nullopt;
 }
 
-int64_t monotonic_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 // Repetitions of the skew measurement: enough for a stable median, cheap next to any size.
 constexpr int kSkewRepetitions = 21;
 
@@ -46,9 +41,9 @@ RunConditions measure_run_conditions(Communicator& comm) {
   std::vector<stats::CallStamp> stamps(kSkewRepetitions);
   for (auto& stamp : stamps) {
     comm.barrier();
-    stamp.start_ns = monotonic_ns();  // the moment this rank left the barrier
+    stamp.start_ns = stats::monotonic_ns();  // the moment this rank left the barrier
     comm.barrier();
-    stamp.end_ns = conditions.skew_from_shared_clock ? stamp.start_ns : monotonic_ns();
+    stamp.end_ns = conditions.skew_from_shared_clock ? stamp.start_ns : stats::monotonic_ns();
   }
   const auto gathered = comm.gather(std::as_bytes(std::span(stamps)), 0);
   if (comm.rank() != 0) return conditions;

@@ -9,6 +9,7 @@
 
 #include "bench_options.h"
 #include "byte_size.h"
+#include "measurement.h"
 #include "size_sweep.h"
 #include "statistics/collective_call_time.h"
 #include "statistics/order_statistics.h"
@@ -20,21 +21,8 @@ namespace ringbench {
 
 namespace {
 
-int64_t monotonic_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 bool runs_our_transport(const BenchOptions& options) {
   return std::any_of(options.algorithms.begin(), options.algorithms.end(), [](const std::string& a) { return a != "mpi"; });
-}
-
-// Rank 0's value to every rank (the others contribute 0 to a max).
-double from_rank0(Communicator& comm, double value) {
-  if (comm.rank() != 0) value = 0;
-  CollectiveCall call{DataType::Float64, ReduceOp::Max, std::as_writable_bytes(std::span(&value, 1)), 1, 0};
-  ring_allreduce().run(comm, call);
-  return value;
 }
 
 // One all-reduce of `buffer` per candidate, in the order `first`, first+1, ... (mod candidates), so
@@ -47,9 +35,9 @@ std::vector<stats::CallStamp> one_round(Communicator& comm, std::span<std::byte>
     const size_t c = (first + turn) % kCandidates;
     comm.set_write_slice_bytes(kSliceCandidates[c]);
     comm.barrier();
-    stamps[c].start_ns = monotonic_ns();
+    stamps[c].start_ns = stats::monotonic_ns();
     ring_allreduce().run(comm, call);
-    stamps[c].end_ns = monotonic_ns();
+    stamps[c].end_ns = stats::monotonic_ns();
   }
   return stamps;
 }
@@ -61,9 +49,7 @@ std::vector<double> candidate_medians(Communicator& comm, const std::vector<stat
   std::vector<std::vector<stats::CallStamp>> by_rank(gathered.size(), std::vector<stats::CallStamp>(mine.size()));
   for (size_t rank = 0; rank < gathered.size(); ++rank)
     std::memcpy(by_rank[rank].data(), gathered[rank].data(), gathered[rank].size());
-  const std::vector<int> hosts = host_placement(comm);
-  const bool shared_clock = std::all_of(hosts.begin(), hosts.end(), [&](int h) { return h == hosts[0]; });
-  const std::vector<double> call_us = stats::collective_call_times_us(by_rank, shared_clock);
+  const std::vector<double> call_us = stats::collective_call_times_us(by_rank, on_one_host(comm));
   constexpr size_t kCandidates = std::size(kSliceCandidates);
   std::vector<double> medians;
   for (size_t c = 0; c < kCandidates; ++c) {

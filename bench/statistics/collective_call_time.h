@@ -10,11 +10,18 @@
 // Across hosts the clocks are not comparable, so it is max_i(end_ik - start_ik): the slowest
 // rank's own duration, which includes its wait for the latest arrival.
 
+#include <chrono>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 namespace ringbench::stats {
+
+// This rank's CLOCK_MONOTONIC now (steady_clock is CLOCK_MONOTONIC on Linux), in nanoseconds.
+inline int64_t monotonic_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 // One rank's CLOCK_MONOTONIC readings around one call, in nanoseconds.
 struct CallStamp {
