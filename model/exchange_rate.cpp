@@ -12,15 +12,16 @@
 namespace ringbench::model {
 
 std::vector<RatePoint> exchange_copy_rates(std::span<const ExchangeSample> samples, int ranks_per_host,
-                                           int cores_per_host, double copy_cap_GBps) {
+                                           int cores_per_host, double copy_cap_GBps, double hop_latency_us) {
   if (ranks_per_host < 1 || cores_per_host < 1)
     throw InputError(fmt::format("exchange copy rate: {} rank(s) on {} core(s) per host; both must be at least 1",
                                  ranks_per_host, cores_per_host));
   const double sharing = std::max(1.0, static_cast<double>(ranks_per_host) / cores_per_host);
   std::map<uint64_t, std::vector<double>> by_size;
   for (const ExchangeSample& s : samples) {
-    if (s.chunk_bytes == 0 || !(s.chunk_us > 0) || !std::isfinite(s.chunk_us)) continue;
-    by_size[s.chunk_bytes].push_back(2.0 * static_cast<double>(s.chunk_bytes) * sharing / (s.chunk_us * 1e3));
+    const double copying_us = s.chunk_us - std::max(0.0, hop_latency_us);
+    if (s.chunk_bytes == 0 || !(copying_us > 0) || !std::isfinite(copying_us)) continue;
+    by_size[s.chunk_bytes].push_back(2.0 * static_cast<double>(s.chunk_bytes) * sharing / (copying_us * 1e3));
   }
   std::vector<RatePoint> rates;
   for (auto& [bytes, GBps] : by_size) {

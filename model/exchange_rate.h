@@ -17,10 +17,14 @@
 // chunks): each rank copies the chunk into its socket and one out of another, 2 x chunk; a host
 // of R ranks on C cores does R of those on min(R, C) cores, so
 //
-//     rate = 2 x chunk x max(1, R / C) / chunk_us
+//     rate = 2 x chunk x max(1, R / C) / (chunk_us - hop_latency_us)
 //
 // which is exactly the rate at which plan_cost.h's shared-cores rule prices that exchange at
-// chunk_us. Capped by the memcpy probe (the kernel never copies faster). Pure arithmetic.
+// chunk_us. The hop latency comes off because each chunk of the exchange waits for the one before
+// it to arrive, so chunk_us holds one hop, and plan_cost's dataflow charges every step its hop
+// latency on top of the copying: left in, a ring step would pay its hop twice (at N = 2, 64 KiB,
+// 2 x 32 KiB chunks of 26 us each, a 9 us hop made the prediction 34% slow). Capped by the memcpy
+// probe (the kernel never copies faster). Pure arithmetic.
 
 #include <cstdint>
 #include <span>
@@ -38,11 +42,12 @@ struct RatePoint {
   double GBps = 0;  // 1e9 bytes/s, one core
 };
 
-// One point per distinct chunk size, ascending: the median rate over that size's samples. Samples
-// that are not positive and finite are skipped; InputError when ranks_per_host or cores_per_host
-// is below 1.
+// One point per distinct chunk size, ascending: the median rate over that size's samples.
+// hop_latency_us is the same-host link's latency, the one plan_cost adds per step. Samples whose
+// time less the hop is not positive and finite are skipped (they cannot tell the copy from the
+// hop); InputError when ranks_per_host or cores_per_host is below 1.
 std::vector<RatePoint> exchange_copy_rates(std::span<const ExchangeSample> samples, int ranks_per_host,
-                                           int cores_per_host, double copy_cap_GBps);
+                                           int cores_per_host, double copy_cap_GBps, double hop_latency_us);
 
 // The rate at `bytes`: linear in log(bytes) between the two nearest points, the end point's rate
 // outside them. 0 when `rates` is empty.

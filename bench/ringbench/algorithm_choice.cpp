@@ -64,7 +64,8 @@ model::Cluster machine_of(const AutoMachine& m, std::span<const int> host_of_ran
   if (across) mm.across_hosts = across->fit.link;
   mm.piece_bytes = piece_bytes;
   if (hosts == 1 && !exchanges.empty())
-    mm.exchange_copy_rates = model::exchange_copy_rates(exchanges, mm.ranks_per_host, mm.cores_per_host, mm.copy_GBps);
+    mm.exchange_copy_rates = model::exchange_copy_rates(exchanges, mm.ranks_per_host, mm.cores_per_host, mm.copy_GBps,
+                                                          mm.same_host.latency_us);
   return model::measured_machine(mm);
 }
 

@@ -46,7 +46,8 @@ Calibration calibrate(const MeasuredRun& run) {
   m.piece_bytes = run.pipeline_bytes;
   // A multi-host run's exchanges are paced by the across-hosts link, not by the copies: one host only.
   if (run.hosts == 1)
-    m.exchange_copy_rates = model::exchange_copy_rates(run.exchanges, m.ranks_per_host, run.cores_per_host, run.copy_GBps);
+    m.exchange_copy_rates = model::exchange_copy_rates(run.exchanges, m.ranks_per_host, run.cores_per_host, run.copy_GBps,
+                                                         m.same_host.latency_us);
   c.machine = model::measured_machine(m);
   return c;
 }

@@ -42,7 +42,8 @@ model::Cluster at_row_speed(const model::Cluster& machine, const MeasuredRun& ru
   if (curve.empty() || !row.exchange) return machine;
   const std::vector<model::ExchangeSample> own = {*row.exchange};
   const auto rate = model::exchange_copy_rates(own, std::max(1, row.world_size / std::max(1, run.hosts)),
-                                               std::max(1, run.cores_per_host), machine.host_cpu.copy_GBps);
+                                               std::max(1, run.cores_per_host), machine.host_cpu.copy_GBps,
+                                               machine.scale_up.latency_us);
   const double at_chunk = model::rate_at(curve, row.exchange->chunk_bytes);
   if (rate.empty() || !(at_chunk > 0)) return machine;
   model::Cluster scaled = machine;

@@ -18,24 +18,33 @@ namespace {
 TEST(ExchangeRate, EachRankCopiesTheChunkInAndOut) {
   // 1000 B each way in 2 us: 2000 B copied per rank, one core each: 1000 B/us = 1 GB/s.
   const std::vector<ExchangeSample> samples = {{1000, 2.0}};
-  const auto rates = exchange_copy_rates(samples, 2, 2, 0);
+  const auto rates = exchange_copy_rates(samples, 2, 2, 0, 0);
   ASSERT_EQ(rates.size(), 1u);
   EXPECT_DOUBLE_EQ(rates[0].GBps, 1.0);
   // Four ranks on two cores did twice the copying in the same time.
-  EXPECT_DOUBLE_EQ(exchange_copy_rates(samples, 4, 2, 0)[0].GBps, 2.0);
+  EXPECT_DOUBLE_EQ(exchange_copy_rates(samples, 4, 2, 0, 0)[0].GBps, 2.0);
 }
 
 TEST(ExchangeRate, MedianPerSizeAscendingCappedAndSkippingBadSamples) {
   const std::vector<ExchangeSample> samples = {{4000, 4.0}, {1000, 2.0}, {1000, 1.0}, {1000, 4.0},
                                                {4000, 0.0}, {0, 1.0},    {4000, -1.0}};
-  const auto rates = exchange_copy_rates(samples, 1, 1, 1.5);
+  const auto rates = exchange_copy_rates(samples, 1, 1, 1.5, 0);
   ASSERT_EQ(rates.size(), 2u);
   EXPECT_EQ(rates[0].bytes, 1000u);
   EXPECT_DOUBLE_EQ(rates[0].GBps, 1.0);  // median of 2, 1 and 0.5
   EXPECT_EQ(rates[1].bytes, 4000u);
   EXPECT_DOUBLE_EQ(rates[1].GBps, 1.5);  // 2 GB/s, capped by the memcpy probe's 1.5
-  EXPECT_THROW(exchange_copy_rates(samples, 0, 1, 0), InputError);
-  EXPECT_THROW(exchange_copy_rates(samples, 1, 0, 0), InputError);
+  EXPECT_THROW(exchange_copy_rates(samples, 0, 1, 0, 0), InputError);
+  EXPECT_THROW(exchange_copy_rates(samples, 1, 0, 0, 0), InputError);
+}
+
+TEST(ExchangeRate, TheHopLatencyComesOffEachChunkAndAShorterChunkSaysNothing) {
+  // 1000 B each way in 3 us, 1 us of it the hop plan_cost charges per step: 2000 B in 2 us.
+  const std::vector<ExchangeSample> samples = {{1000, 3.0}, {500, 1.0}, {250, 0.5}};
+  const auto rates = exchange_copy_rates(samples, 1, 1, 0, 1.0);
+  ASSERT_EQ(rates.size(), 1u);  // 1 us and 0.5 us are no longer than the hop: skipped
+  EXPECT_EQ(rates[0].bytes, 1000u);
+  EXPECT_DOUBLE_EQ(rates[0].GBps, 1.0);
 }
 
 TEST(ExchangeRate, RateAtIsLogLinearBetweenPointsAndFlatBeyond) {
@@ -48,7 +57,7 @@ TEST(ExchangeRate, RateAtIsLogLinearBetweenPointsAndFlatBeyond) {
 }
 
 // One host of 4 ranks on 2 cores, same-host latency 10 us, a pair fit of 1 GB/s with 2 us per
-// piece, and the rates of one exchange sample: 4000 B each way in 10 us.
+// piece, and the rates of one exchange sample: 4000 B each way in 20 us, 10 of them the hop.
 Cluster exchanging_machine(bool with_rates) {
   MachineMeasurements m;
   m.name = "measured-exchange";
@@ -57,15 +66,15 @@ Cluster exchanging_machine(bool with_rates) {
   m.reduce_GBps = 0.5;
   m.copy_GBps = 4;
   m.same_host = {10, 1, 2};
-  const std::vector<ExchangeSample> samples = {{4000, 10.0}};
-  if (with_rates) m.exchange_copy_rates = exchange_copy_rates(samples, 4, 2, m.copy_GBps);
+  const std::vector<ExchangeSample> samples = {{4000, 20.0}};
+  if (with_rates) m.exchange_copy_rates = exchange_copy_rates(samples, 4, 2, m.copy_GBps, m.same_host.latency_us);
   return measured_machine(m);
 }
 
 TEST(ExchangeRate, PlanCostPricesTheMeasuredExchangeAtItsOwnTime) {
   // Ring all-gather of 4000 float32 at N = 4: 3 steps of one 4000 B chunk each way per rank, the
-  // ring send/receive the rate was measured on. Each step takes the exchange's 10 us after the
-  // 10 us latency: 3 x 20 = 60. The rate is 2 x 4000 x 4 / 2 / 10 = 1600 B/us.
+  // ring send/receive the rate was measured on. Each step takes the exchange's own 20 us: the 10
+  // us hop, then 10 us of copying. The rate is 2 x 4000 x 4 / 2 / (20 - 10) = 1600 B/us.
   const PlanCall call{&spec::ring_allgather(), 4000, 4, 0, {0, 0, 0, 0}, 0};
   const Cluster measured = exchanging_machine(true);
   EXPECT_DOUBLE_EQ(rate_at(measured.host_cpu.exchange_copy_rates, 4000), 1.6);
