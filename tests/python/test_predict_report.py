@@ -55,3 +55,20 @@ def test_hierarchical_against_ring_names_who_wins_on_each_side(tmp_path, capsys)
 def test_no_hierarchical_section_without_both_algorithms(tmp_path, capsys):
     pr.main(write(tmp_path / "p.h5", [("allreduce", "ring", 4, 1 << 20, 200, 150)]))
     assert "hierarchical against the flat ring" not in capsys.readouterr().out
+
+
+def test_run_by_run_sets_the_model_beside_the_machines_own_reproducibility(tmp_path, capsys):
+    # One point in 3 runs, measured 90, 100, 120 and predicted 99, 110, 132 (10% slow every time).
+    # Leave one out: 90 against median(100, 120) = 110 (22.2%), 100 against 105 (5%), 120 against
+    # 95 (20.8%). A small size and a 2-run point add to the model's rows only, then none at all.
+    rows = [("allreduce", "ring", 4, 1 << 20, m, 1.1 * m) for m in (90, 100, 120)]
+    rows += [("allreduce", "ring", 4, 1024, 10, 30)] + [("allreduce", "tree", 4, 1 << 20, m, m) for m in (50, 60)]
+    with h5py.File(write(tmp_path / "p.h5", rows), "r") as f:
+        model, others = pr.run_by_run(f["model/predictions"][:])
+    assert sorted(np.round(model, 3)) == [0.0, 0.0, 0.1, 0.1, 0.1]
+    assert sorted(np.round(others, 3)) == [0.05, 0.208, 0.222]
+    pr.main(str(tmp_path / "p.h5"))
+    out = capsys.readouterr().out
+    section = out[out.index("run by run"):out.index("below 64 KiB")]
+    assert "the model" in section and "10.0%" in section
+    assert "the other runs' median" in section and "20.8%" in section
