@@ -114,6 +114,21 @@ def test_best_buckets_two_steps_apart_miss_the_target(tmp_path):
     assert "largest |error| 55.0% at 64K" in summary
 
 
+def test_a_measured_best_within_its_neighbours_intervals_is_a_tie(tmp_path):
+    # Intervals are +-2%. First: 4M (101000) overlaps the best, 1M (100000); 256K (120000) does
+    # not. The model's best, 64K, is 2 steps from 1M and 3 from 4M: missed. Then 256K (101000)
+    # is the tie instead, 1 step from the model's 64K: met, as a tie.
+    measured_file(tmp_path / "m.h5", steps=[200000.0, 120000.0, 100000.0, 101000.0])
+    far = [90000.0, 130000.0, 140000.0, 150000.0]
+    summary = "\n".join(orep.report_lines(str(tmp_path / "m.h5"), predicted_file(tmp_path / "p.h5", far)))
+    assert "best bucket measured 1M (not separable from 4M), predicted 64K: 2 sweep step(s) apart" in summary
+    assert "(target <= 1: missed)" in summary
+    measured_file(tmp_path / "m2.h5", steps=[200000.0, 101000.0, 100000.0, 130000.0])
+    summary = "\n".join(orep.report_lines(str(tmp_path / "m2.h5"), predicted_file(tmp_path / "p2.h5", far)))
+    assert "measured 1M (not separable from 256K), predicted 64K: 2 sweep step(s) apart" in summary
+    assert "met as a tie: 1 step(s) from a size the measurement cannot tell from the best" in summary
+
+
 def test_missing_predictions_and_other_bucket_counts_are_reported(tmp_path):
     measured_file(tmp_path / "m.h5")
     predicted = predicted_file(tmp_path / "p.h5", PREDICTED_STEP[:3], SIZES[:3], buckets={1 << 20: 127})
