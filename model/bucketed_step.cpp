@@ -101,7 +101,8 @@ AllReduceTime cost_model_allreduce(CostModel& model, const Batch& batch, std::op
 
 }  // namespace
 
-AllReduceTime measured_machine_allreduce(const Cluster& machine, std::string_view algorithm, int world_size) {
+AllReduceTime measured_machine_allreduce(const Cluster& machine, std::string_view algorithm, int world_size,
+                                         uint64_t grad_bytes) {
   std::vector<const spec::AlgorithmSpec*> candidates;
   for (const spec::AlgorithmSpec* a : spec::all_algorithm_specs()) {
     const bool named = a->name == algorithm || (algorithm == "halving-doubling" && a->name == "rhd");
@@ -113,12 +114,12 @@ AllReduceTime measured_machine_allreduce(const Cluster& machine, std::string_vie
                                  algorithm, machine.name));
   }
   const std::vector<int> hosts = block_placement(world_size, machine.nodes);
-  return [machine, candidates, hosts](uint64_t bytes) {
+  return [machine, candidates, hosts, grad_bytes](uint64_t bytes) {
     constexpr size_t kFloat32 = 4;
     double fastest = std::numeric_limits<double>::infinity();
     for (const spec::AlgorithmSpec* a : candidates) {
       const PlanCall call{a, std::max<size_t>(1, bytes / kFloat32), kFloat32, 0, hosts,
-                          static_cast<uint64_t>(machine.host_cpu.piece_bytes), 0.0};
+                          static_cast<uint64_t>(machine.host_cpu.piece_bytes), 0.0, grad_bytes};
       fastest = std::min(fastest, plan_cost(machine, call).time_us);
     }
     return fastest;

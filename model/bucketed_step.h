@@ -90,7 +90,9 @@ BucketedStep ddp_step(const AllReduceTime& allreduce_us, const DdpWorkload& w);
 // plan under plan_cost.h's one rule, shared cores included, the world's ranks placed on the
 // machine's hosts in blocks. `algorithm` is ringbench's name (the model's "halving-doubling" is
 // ringbench's "rhd"), or "auto" for the fastest of them; InputError naming --algo otherwise.
-AllReduceTime measured_machine_allreduce(const Cluster& machine, std::string_view algorithm, int world_size);
+// grad_bytes: the gradient buffer every bucket is a slice of (PlanCall::resident_bytes).
+AllReduceTime measured_machine_allreduce(const Cluster& machine, std::string_view algorithm, int world_size,
+                                         uint64_t grad_bytes);
 
 // The DDP workload on `batch` (every group all-reduces its own gradients at once; one data-parallel
 // group of the whole job, usually) with `algorithm`, or the fastest one per bucket size when

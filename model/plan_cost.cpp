@@ -83,13 +83,17 @@ struct StepRates {
   std::array<LinkParameters, kClasses> links;
 };
 
+// resident_chunk: the chunk of a row whose buffer is the call's resident buffer (plan_cost.h); 0 =
+// none larger than the call's own.
 StepRates step_rates(const Cluster& machine, const std::array<LinkParameters, kClasses>& links, double kernel_GBps,
-                     const RankStep& s) {
+                     const RankStep& s, uint64_t resident_chunk) {
   const auto& measured = machine.host_cpu.exchange_copy_rates;
   if (measured.empty() || !s.busy) return {kernel_GBps, links};
   uint64_t message = 0;
   for (size_t c = 0; c < kClasses; ++c) message = std::max({message, s.bytes_sent[c], s.bytes_received[c]});
-  StepRates rates{rate_at(measured, message), links};
+  double rate = rate_at(measured, message);
+  if (resident_chunk > 0) rate = std::min(rate, rate_at(measured, resident_chunk));
+  StepRates rates{rate, links};
   rates.links[kSameHost].bandwidth_GBps = rates.kernel_GBps;
   rates.links[kSameHost].message_overhead_us = 0;
   return rates;
@@ -187,6 +191,8 @@ PlanCost plan_cost(const Cluster& machine, const PlanCall& call) {
   const double kernel_GBps = kernel_copy_GBps(machine), reduce_GBps = machine.host_cpu.reduce_GBps;
   const double cores = machine.host_cpu.cores * (1 - call.foreign_cpu_share);
   const size_t n = plans.size();
+  const uint64_t own_bytes = call.count * call.element_bytes;
+  const uint64_t resident_chunk = call.resident_bytes > own_bytes ? call.resident_bytes / n : 0;
   std::vector<double> ready(n, 0.0), wire(n), work(n), piece_work(n);
   std::vector<RankStep> ranks(n);
   PlanCost cost;
@@ -194,7 +200,7 @@ PlanCost plan_cost(const Cluster& machine, const PlanCall& call) {
     bool busy = false;
     for (size_t r = 0; r < n; ++r) {
       ranks[r] = t < plans[r].steps.size() ? rank_step(plans[r].steps[t], static_cast<int>(r), call, links) : RankStep{};
-      const StepRates rates = step_rates(machine, links, kernel_GBps, ranks[r]);
+      const StepRates rates = step_rates(machine, links, kernel_GBps, ranks[r], resident_chunk);
       wire[r] = wire_us(ranks[r], rates.links);
       work[r] = cpu_work_us(ranks[r], rates.kernel_GBps, reduce_GBps);
       piece_work[r] = piece_work_us(ranks[r], rates.links);

@@ -148,7 +148,8 @@ std::vector<uint64_t> parse_bucket_sizes(const std::string& text) {
 model::BucketSweep price_sweep(const model::Cluster& cluster, const DdpOptions& o, const model::DdpWorkload& w,
                                const std::vector<uint64_t>& sizes) {
   const int n = cluster.gpus();
-  if (cluster.host_cpu.cores > 0) return model::bucket_sweep(model::measured_machine_allreduce(cluster, o.algo, n), w, sizes);
+  if (cluster.host_cpu.cores > 0)
+    return model::bucket_sweep(model::measured_machine_allreduce(cluster, o.algo, n, w.grad_bytes), w, sizes);
   const std::optional<model::Algorithm> algorithm =
       o.algo == "auto" ? std::nullopt : std::optional(model::parse_algorithm(o.algo, "--algo"));
   model::CostModel cost(cluster);

@@ -206,21 +206,21 @@ TEST(DdpStepOnAMeasuredMachine, PricesEachBucketByTheSpecificationsPlan) {
   ASSERT_EQ(machine.host_cpu.piece_bytes, 256 << 10);
   const uint64_t bucket = 1 << 20;
   const double ring = plan_time(machine, spec::ring_allreduce(), bucket);
-  EXPECT_DOUBLE_EQ(measured_machine_allreduce(machine, "ring", 4)(bucket), ring);
-  EXPECT_DOUBLE_EQ(measured_machine_allreduce(machine, "halving-doubling", 4)(bucket),
-                   measured_machine_allreduce(machine, "rhd", 4)(bucket));
+  EXPECT_DOUBLE_EQ(measured_machine_allreduce(machine, "ring", 4, bucket)(bucket), ring);
+  EXPECT_DOUBLE_EQ(measured_machine_allreduce(machine, "halving-doubling", 4, bucket)(bucket),
+                   measured_machine_allreduce(machine, "rhd", 4, bucket)(bucket));
   double fastest = std::numeric_limits<double>::infinity();
   for (const spec::AlgorithmSpec* a : spec::all_algorithm_specs())
     if (a->collective == "allreduce") fastest = std::min(fastest, plan_time(machine, *a, bucket));
-  EXPECT_DOUBLE_EQ(measured_machine_allreduce(machine, "auto", 4)(bucket), fastest);
-  EXPECT_THROW(measured_machine_allreduce(machine, "nvls", 4), InputError);
+  EXPECT_DOUBLE_EQ(measured_machine_allreduce(machine, "auto", 4, bucket)(bucket), fastest);
+  EXPECT_THROW(measured_machine_allreduce(machine, "nvls", 4, bucket), InputError);
 
   DdpWorkload w;
   w.grad_bytes = 4 * bucket;
   w.layers = 4;
   w.bucket_bytes = bucket;
   w.compute_us_per_layer = 0.0;
-  const BucketedStep s = ddp_step(measured_machine_allreduce(machine, "ring", 4), w);
+  const BucketedStep s = ddp_step(measured_machine_allreduce(machine, "ring", 4, w.grad_bytes), w);
   ASSERT_EQ(s.buckets, 4u);
   EXPECT_DOUBLE_EQ(s.timeline[0].comm_us, ring);
   EXPECT_DOUBLE_EQ(s.comm_alone_us, 4 * ring);

@@ -85,6 +85,25 @@ TEST(ExchangeRate, PlanCostPricesTheMeasuredExchangeAtItsOwnTime) {
   EXPECT_DOUBLE_EQ(plan_cost(exchanging_machine(false), call).time_us, 3 * (10 + 24.0));
 }
 
+TEST(ExchangeRate, DataInALargerBufferCopiesNoFasterThanThatBuffersRow) {
+  // The same all-gather, its data a slice of 256000 B per rank (a DDP bucket of a gradient
+  // buffer): a row with that buffer has 64000 B chunks, measured at 0.8 GB/s, half the 4000 B
+  // chunk's rate. Each step's copying takes 20 us instead of 10: 3 x (10 + 20) = 90.
+  Cluster measured = exchanging_machine(true);
+  measured.host_cpu.exchange_copy_rates.push_back({64000, 0.8});
+  PlanCall call{&spec::ring_allgather(), 4000, 4, 0, {0, 0, 0, 0}, 0};
+  EXPECT_DOUBLE_EQ(plan_cost(measured, call).time_us, 60.0);
+  call.resident_bytes = 256000;
+  EXPECT_DOUBLE_EQ(plan_cost(measured, call).time_us, 90.0);
+  // A resident buffer no larger than the call's own (16000 B per rank) changes nothing, and a
+  // faster rate there never speeds the message up.
+  call.resident_bytes = 16000;
+  EXPECT_DOUBLE_EQ(plan_cost(measured, call).time_us, 60.0);
+  measured.host_cpu.exchange_copy_rates.back().GBps = 3.2;
+  call.resident_bytes = 256000;
+  EXPECT_DOUBLE_EQ(plan_cost(measured, call).time_us, 60.0);
+}
+
 TEST(ExchangeRate, RoundTripsThroughClusterJsonAndRejectsDisorder) {
   const Cluster machine = exchanging_machine(true);
   const std::string text = cluster_to_json(machine);
