@@ -45,8 +45,9 @@ def check(output, a, b):
         # the start of the line names the link; the diagnosis below names collective and step.
         if not verdict.startswith(f"link {a}<->{b} ("):
             problems.append(f"rank {rank} does not name link {a}<->{b}: {verdict}")
-        # The call may be a barrier of the sweep (every collective counts) or the all-reduce.
-        where = re.search(rf"ringbench rank {rank}: +rank {rank}: (allreduce|barrier) #(\d+) \([\w-]+\): "
+        # Every collective counts: the call may be the all-reduce, a barrier of the sweep or the
+        # gather of a block's samples that the stopping rule decides on.
+        where = re.search(rf"ringbench rank {rank}: +rank {rank}: (allreduce|barrier|gather) #(\d+) \([\w-]+\): "
                           r"(stuck at step \d+ of \d+|finished all \d+ step)", output)
         if not where:
             problems.append(f"rank {rank}'s flight-recorder diagnosis names no collective, sequence and step")
