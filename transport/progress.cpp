@@ -121,8 +121,14 @@ class Loop {
   void run();
 
  private:
+  // How far a send may write now. With ranks sharing cores, a fed send's header waits for its
+  // first payload bytes: written alone it is a segment that wakes a sleeping receiver for
+  // nothing. Measured (docs/performance.md): ring all-reduce at N = 3-4 on 2 cores 15-50% faster
+  // at 256K-1M; with a core per rank (N = 2, receivers spinning) the early header was 9-18%
+  // faster at 512K-1M, so there it still goes first.
   size_t send_limit(const SendState& s) const {
     size_t available = s.feed == kNone ? s.payload.size() : std::min(s.payload.size(), recvs[s.feed].reported);
+    if (yield_ && available == 0 && !s.payload.empty()) return 0;
     return s.header.size() + available;
   }
   bool ready(const SendState& s) const { return s.after == kNone || sends[s.after].finished(); }
@@ -192,7 +198,8 @@ class Loop {
 };
 
 bool Loop::progress(SendState& s) {
-  size_t limit = std::min(send_limit(s), s.done + slice_);
+  const size_t fed = send_limit(s);
+  size_t limit = std::min(fed, s.done + slice_);
   if (s.done >= limit) return false;
   if (s.done == 0) {
     // A control frame written while we waited may be half out: finish it before this frame starts.
@@ -207,8 +214,9 @@ bool Loop::progress(SendState& s) {
   s.connection->record_sent(overhead, payload);
   s.done += n;
   if (s.finished()) s.connection->set_sending_frame(false);
-  // Ranks sharing a core: hand it over after each slice of a longer frame (write_slice_bytes).
-  else if (yield_ && n > 0) sched_yield();
+  // Ranks sharing a core: hand it over after each slice of a longer frame (write_slice_bytes),
+  // not when the send has caught up with its feed: that waits on this rank's own receive.
+  else if (yield_ && n > 0 && s.done < fed) sched_yield();
   return n > 0;
 }
 
