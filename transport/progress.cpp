@@ -123,7 +123,7 @@ class Loop {
  private:
   // How far a send may write now. With ranks sharing cores, a fed send's header waits for its
   // first payload bytes: written alone it is a segment that wakes a sleeping receiver for
-  // nothing. Measured (docs/performance.md): ring all-reduce at N = 3-4 on 2 cores 15-50% faster
+  // nothing. Measured (docs/performance.md): ring all-reduce at N = 3-4 on 2 cores 23-52% faster
   // at 256K-1M; with a core per rank (N = 2, receivers spinning) the early header was 9-18%
   // faster at 512K-1M, so there it still goes first.
   size_t send_limit(const SendState& s) const {
