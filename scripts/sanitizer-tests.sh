@@ -7,7 +7,8 @@
 #
 # --thread: ThreadSanitizer instead, on the transport tests alone (sanitizer.tsan; default
 # BUILD_DIR build-tsan/). The transport's threads are its progress thread (transport/progress_thread.h)
-# beside the owner's, and the tests' thread ranks. To stay within a few minutes of CI, it runs the
+# beside the owner's, the helpers that move several streams at once (transport/stream_helpers.h, the
+# Streams tests' _t2 and _t3 cases), and the tests' thread ranks. To stay within a few minutes of CI, it runs the
 # non-blocking tests (every all-reduce algorithm in flight at once at N = 2 to 4, and a peer killed
 # mid-flight) and the unparameterised transport tests (about 30 s), not the parameterised sweeps
 # over every algorithm and size (Pairwise/, LaggingSends/: more than nine minutes under TSan on a

@@ -11,8 +11,9 @@
 // check_kernel_counts) first waits for every started call to finish, so a blocking call is
 // ordered after them, as if started and waited for. With nothing in flight a blocking call runs
 // inline on the owner's thread, at no extra cost. The flight recorder, the fault hook and the
-// stranger door are used only by the driving thread. Helper threads a later change may add (several
-// streams per peer) follow the same rule: they work inside the driving thread's call.
+// stranger door are used only by the driving thread. The helper threads that drive several streams
+// per peer (--threads, stream_helpers.h) follow the same rule: they work inside the driving
+// thread's call.
 //
 // Failures: every call that moves bytes blocks until done, or throws TransportError when a peer
 // fails: it closed or reset its connection, sent nothing (not even a heartbeat) for
@@ -44,6 +45,7 @@
 #include "interfaces.h"
 #include "options.h"
 #include "request.h"
+#include "stream_helpers.h"
 #include "wire.h"
 
 namespace ringbench {
@@ -202,6 +204,9 @@ class Communicator {
   void set_write_slice_bytes(size_t bytes) { options_.write_slice_bytes = bytes; }
   // TCP connections ("streams") to each peer (options.streams; one after a shrink).
   int streams() const { return options_.streams; }
+  // Threads that move one call's bytes over the streams, this one included (options.threads; 1
+  // with one stream, where there is nothing to share).
+  int stream_threads() const { return stream_helpers_ ? stream_helpers_->threads() : 1; }
   std::chrono::microseconds spin() const;
 
   // Reusable scratch memory for algorithms, so no timed call allocates once warmed up.
@@ -258,6 +263,7 @@ class Communicator {
   int host_cores_ = 1;
   bool ranks_exceed_cores_ = false;
   Fd listener_;
+  std::unique_ptr<StreamHelpers> stream_helpers_;  // null without helpers; outlives the connections
   std::vector<std::unique_ptr<Connection>> connections_;  // by peer rank; null for self
   uint64_t sequence_ = 0;
   std::vector<std::byte> scratch_;

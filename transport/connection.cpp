@@ -9,10 +9,12 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <climits>
 
 #include <fmt/format.h>
 
 #include "error.h"
+#include "stream_helpers.h"
 #include "stripe.h"
 
 namespace ringbench {
@@ -22,7 +24,11 @@ Connection::Connection(Fd fd, int my_rank, int peer_rank, std::string peer_addre
   sockets_.push_back(std::move(fd));
 }
 
-void Connection::add_stream(Fd fd) { sockets_.push_back(std::move(fd)); }
+void Connection::add_stream(Fd fd) {
+  sockets_.push_back(std::move(fd));
+  socket_sent_.push_back(0);
+  socket_received_.push_back(0);
+}
 
 int Connection::send_socket() const { return stripe_stream(sent_offset_, streams()); }
 int Connection::read_socket() const { return stripe_stream(received_offset_, streams()); }
@@ -35,35 +41,44 @@ ErrorFacts Connection::facts(TransportErrorKind kind, std::string what) const {
   return facts;
 }
 
-size_t Connection::send_on(int fd, const iovec* iov, int iov_count) {
+Connection::Moved Connection::send_raw(int fd, const iovec* iov, int iov_count) {
   msghdr msg{};
   msg.msg_iov = const_cast<iovec*>(iov);
   msg.msg_iovlen = static_cast<size_t>(iov_count);
   for (;;) {
     ssize_t n = ::sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n > 0) last_sent_ = Clock::now();
-    if (n >= 0) return static_cast<size_t>(n);
+    if (n >= 0) return {static_cast<size_t>(n), 0};
     if (errno == EINTR) continue;
-    if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
-    fail("send", errno);
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return {};
+    return {0, errno};
   }
 }
 
-size_t Connection::receive_on(int fd, const iovec* iov, int iov_count, int flags) {
+Connection::Moved Connection::receive_raw(int fd, const iovec* iov, int iov_count, int flags) {
   msghdr msg{};
   msg.msg_iov = const_cast<iovec*>(iov);
   msg.msg_iovlen = static_cast<size_t>(iov_count);
   for (;;) {
     ssize_t n = ::recvmsg(fd, &msg, flags | MSG_DONTWAIT);
-    if (n > 0) {
-      if (!(flags & MSG_PEEK)) last_received_ = Clock::now();
-      return static_cast<size_t>(n);
-    }
-    if (n == 0) fail_closed();
+    if (n > 0) return {static_cast<size_t>(n), 0};
+    if (n == 0) return {0, kPeerClosed};
     if (errno == EINTR) continue;
-    if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
-    fail("recv", errno);
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return {};
+    return {0, errno};
   }
+}
+
+size_t Connection::settle_sent(Moved moved) {
+  if (moved.bytes > 0) last_sent_ = Clock::now();
+  if (moved.error) fail("send", moved.error);
+  return moved.bytes;
+}
+
+size_t Connection::settle_received(Moved moved, int flags) {
+  if (moved.bytes > 0 && !(flags & MSG_PEEK)) last_received_ = Clock::now();
+  if (moved.error == kPeerClosed) fail_closed();
+  if (moved.error) fail("recv", moved.error);
+  return moved.bytes;
 }
 
 void Connection::fail_closed() {
@@ -73,11 +88,12 @@ void Connection::fail_closed() {
 }
 
 template <typename Move>
-size_t Connection::striped(const iovec* iov, int iov_count, uint64_t* offset, Move move) {
+size_t Connection::striped(const iovec* iov, int iov_count, uint64_t* offset, uint64_t* socket_bytes, Move move) {
   // One socket: no stripes to respect.
   if (sockets_.size() == 1) {
     size_t n = move(sockets_[0].get(), iov, iov_count);
     *offset += n;
+    if (socket_bytes) socket_bytes[0] += n;
     return n;
   }
   size_t total = 0, first = 0, skip = 0;  // iov[first] from byte `skip` is the next byte to move
@@ -95,9 +111,11 @@ size_t Connection::striped(const iovec* iov, int iov_count, uint64_t* offset, Mo
       wanted += take;
     }
     if (wanted == 0) break;
-    const size_t n = move(sockets_[stripe_stream(*offset, streams())].get(), run.data(), count);
+    const int socket = stripe_stream(*offset, streams());
+    const size_t n = move(sockets_[socket].get(), run.data(), count);
     total += n;
     *offset += n;
+    if (socket_bytes) socket_bytes[socket] += n;
     for (size_t left = n; left > 0;) {  // advance (first, skip) by n bytes
       const size_t in_this = iov[first].iov_len - skip;
       if (left < in_this) {
@@ -118,25 +136,94 @@ size_t Connection::striped(const iovec* iov, int iov_count, uint64_t* offset, Mo
   return total;
 }
 
-size_t Connection::write_some(const iovec* iov, int iov_count) {
-  if (silenced_) return 0;
-  return striped(iov, iov_count, &sent_offset_,
-                 [this](int fd, const iovec* run, int count) { return send_on(fd, run, count); });
+namespace {
+
+// Appends the iovecs for bytes [from, to) of iov (offsets from its start) to pieces.
+void append_range(const iovec* iov, int iov_count, uint64_t from, uint64_t to, std::vector<iovec>& pieces) {
+  uint64_t at = 0;  // offset of iov[i]'s first byte
+  for (int i = 0; i < iov_count && from < to; at += iov[i].iov_len, ++i) {
+    const uint64_t end = at + iov[i].iov_len;
+    if (from >= end) continue;
+    const uint64_t take = std::min(to, end) - from;
+    pieces.push_back({static_cast<std::byte*>(iov[i].iov_base) + (from - at), take});
+    from += take;
+  }
 }
 
-size_t Connection::read_some(const iovec* iov, int iov_count) {
+// Socket `socket`'s stripes within stream bytes [from, end) of a K-socket stream, where `from` is
+// that socket's next byte and iov holds the stream from byte `begin`.
+std::vector<iovec> share_of(const iovec* iov, int iov_count, uint64_t begin, uint64_t from, uint64_t end, int streams) {
+  std::vector<iovec> pieces;
+  while (from < end && pieces.size() + 2 <= IOV_MAX) {
+    const uint64_t piece_end = std::min(end, from + stripe_left(from));
+    append_range(iov, iov_count, from - begin, piece_end - begin, pieces);
+    from = from - from % kStripeBytes + kStripeBytes * static_cast<uint64_t>(streams);  // its next stripe
+  }
+  return pieces;
+}
+
+uint64_t iov_bytes(const iovec* iov, int iov_count) {
+  uint64_t total = 0;
+  for (int i = 0; i < iov_count; ++i) total += iov[i].iov_len;
+  return total;
+}
+
+}  // namespace
+
+size_t Connection::striped_together(const iovec* iov, int iov_count, uint64_t* offset, uint64_t* socket_bytes,
+                                    bool sending) {
+  const int k = streams();
+  const uint64_t begin = *offset, end = begin + iov_bytes(iov, iov_count);
+  // The sockets with bytes of their own left in [begin, end), and what each one's call moved.
+  struct Share {
+    int socket;
+    Moved moved;
+  };
+  std::vector<Share> shares;
+  for (int s = 0; s < k; ++s)
+    if (stripe_offset(socket_bytes[s], s, k) < end) shares.push_back({s, {}});
+  helpers_->run(static_cast<int>(shares.size()), [&](int i) {
+    Share& share = shares[static_cast<size_t>(i)];
+    const int s = share.socket;
+    auto pieces = share_of(iov, iov_count, begin, stripe_offset(socket_bytes[s], s, k), end, k);
+    const int fd = sockets_[static_cast<size_t>(s)].get();
+    const int count = static_cast<int>(pieces.size());
+    share.moved = sending ? send_raw(fd, pieces.data(), count) : receive_raw(fd, pieces.data(), count, 0);
+  });
+  // Counts first, so that what moved before a failure is known; then the first failure.
+  for (const Share& share : shares) socket_bytes[share.socket] += share.moved.bytes;
+  uint64_t first_unmoved = end;
+  for (int s = 0; s < k; ++s) first_unmoved = std::min(first_unmoved, stripe_offset(socket_bytes[s], s, k));
+  *offset = first_unmoved;
+  for (const Share& share : shares) sending ? settle_sent(share.moved) : settle_received(share.moved, 0);
+  return static_cast<size_t>(first_unmoved - begin);
+}
+
+size_t Connection::write_some(const iovec* iov, int iov_count) {
   if (silenced_) return 0;
-  return striped(iov, iov_count, &received_offset_,
-                 [this](int fd, const iovec* run, int count) { return receive_on(fd, run, count, 0); });
+  if (helpers_ && streams() > 1) return striped_together(iov, iov_count, &sent_offset_, socket_sent_.data(), true);
+  return striped(iov, iov_count, &sent_offset_, socket_sent_.data(),
+                 [this](int fd, const iovec* run, int count) { return settle_sent(send_raw(fd, run, count)); });
+}
+
+size_t Connection::read_some(const iovec* iov, int iov_count, bool read_ahead) {
+  if (silenced_) return 0;
+  if (read_ahead && helpers_ && streams() > 1)
+    return striped_together(iov, iov_count, &received_offset_, socket_received_.data(), false);
+  return striped(iov, iov_count, &received_offset_, socket_received_.data(), [this](int fd, const iovec* run, int count) {
+    return settle_received(receive_raw(fd, run, count, 0), 0);
+  });
 }
 
 size_t Connection::peek(std::byte* out, size_t size) {
   if (silenced_) return 0;
-  // Peeking consumes nothing: walk a copy of the read offset.
+  // Peeking consumes nothing: walk a copy of the read offset. No socket has read ahead here:
+  // peeks come between frames, and a frame read ahead is read to its end before it finishes.
   uint64_t offset = received_offset_;
   const iovec iov{out, size};
-  return striped(&iov, 1, &offset,
-                 [this](int fd, const iovec* run, int count) { return receive_on(fd, run, count, MSG_PEEK); });
+  return striped(&iov, 1, &offset, nullptr, [this](int fd, const iovec* run, int count) {
+    return settle_received(receive_raw(fd, run, count, MSG_PEEK), MSG_PEEK);
+  });
 }
 
 void Connection::queue_control(std::span<const std::byte> frame) {

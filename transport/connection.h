@@ -6,7 +6,10 @@
 // (stripe.h): writes and reads go to the socket the next byte belongs to, so callers see one
 // ordered stream whatever K is. fd() is the socket the next byte is sent on, read_fd() the one the
 // next byte arrives on (what to poll for POLLOUT and POLLIN); the counters, TCP_INFO included,
-// cover all K sockets.
+// cover all K sockets. With helper threads (--threads, stream_helpers.h) a write or read moves
+// every socket's share of the bytes offered at once, each socket on its own thread; a socket may
+// then move stripes past the stream's first unmoved byte, which a later call offering the same
+// bytes at the same places skips (each socket's own count says how far it got).
 //
 // All I/O is non-blocking; callers wait for readiness through the progress loop. System-call
 // results are classified in one place: EAGAIN means "try later" (0 bytes), EOF, EPIPE and
@@ -27,6 +30,8 @@
 #include "fd.h"
 
 namespace ringbench {
+
+class StreamHelpers;
 
 // The kernel's own count of one connection's bytes (getsockopt TCP_INFO).
 // Both are comparable with our own counters at any moment: data still queued in either direction
@@ -55,10 +60,19 @@ class Connection {
   // "rank 2 (127.0.0.1:41235)", for messages.
   std::string describe_peer() const;
 
+  // The threads that move a call's shares of the K sockets at once; null (the default): this
+  // thread moves them one socket after another. Set before any byte moves; outlives the connection.
+  void set_helpers(StreamHelpers* helpers) { helpers_ = helpers; }
+
   // Writes as much of iov as the socket takes now; returns the byte count (0 if it would block).
+  // The caller offers the bytes not yet written again, at the same places, until all are written.
   size_t write_some(const iovec* iov, int iov_count);
   // Reads up to the iov's total size; returns the byte count (0 if nothing is available).
-  size_t read_some(const iovec* iov, int iov_count);
+  // read_ahead: the caller will offer the unread part of iov again, at the same places, until
+  // all of it is read (a frame's payload), so the helpers may fill later stripes of it before an
+  // earlier one. Without it (a header, which a control frame in front of it may displace) bytes
+  // are read in stream order only.
+  size_t read_some(const iovec* iov, int iov_count, bool read_ahead = false);
 
   // Every byte moved is recorded here by whoever moved it, split into payload and overhead.
   void record_sent(uint64_t overhead, uint64_t payload);
@@ -104,21 +118,36 @@ class Connection {
   [[noreturn]] void fail_closed();
   int send_socket() const;
   int read_socket() const;
-  // One socket's share of write_some/read_some/peek: at most `limit` bytes of iov.
-  size_t send_on(int fd, const iovec* iov, int iov_count);
-  size_t receive_on(int fd, const iovec* iov, int iov_count, int flags);
-  // Calls move(iov, count) on stripe-sized runs of iov, advancing *offset, until one moves less
-  // than it was offered.
+  // One system call on one socket, classified but not yet acted on, so that helper threads can
+  // make it: error is errno, kPeerClosed for an orderly close (recv returned 0), or 0.
+  struct Moved {
+    size_t bytes = 0;
+    int error = 0;
+  };
+  static constexpr int kPeerClosed = -1;
+  static Moved send_raw(int fd, const iovec* iov, int iov_count);
+  static Moved receive_raw(int fd, const iovec* iov, int iov_count, int flags);
+  // On this connection's thread: notes the time of a move, or throws for its error.
+  size_t settle_sent(Moved moved);
+  size_t settle_received(Moved moved, int flags);
+  // Calls move(socket, iov, count) on stripe-sized runs of iov, advancing *offset and the socket's
+  // count in socket_bytes (when not null), until one moves less than it was offered.
   template <typename Move>
-  size_t striped(const iovec* iov, int iov_count, uint64_t* offset, Move move);
+  size_t striped(const iovec* iov, int iov_count, uint64_t* offset, uint64_t* socket_bytes, Move move);
+  // Every socket's not yet moved share of iov at once, on the helpers; advances *offset to the
+  // stream's first unmoved byte and returns how far it moved.
+  size_t striped_together(const iovec* iov, int iov_count, uint64_t* offset, uint64_t* socket_bytes, bool sending);
   KernelByteCounts kernel_counts_of(int fd) const;
   // A failure on this connection: this rank, the peer and its address, and `what` happened.
   ErrorFacts facts(TransportErrorKind kind, std::string what) const;
   void mark_closed(std::string cause);
 
   std::vector<Fd> sockets_;  // the streams, in stripe order (stripe.h)
-  uint64_t sent_offset_ = 0;      // bytes written into the striped stream so far
-  uint64_t received_offset_ = 0;  // bytes read from it so far
+  uint64_t sent_offset_ = 0;      // the stream's first byte not yet written (all before it are)
+  uint64_t received_offset_ = 0;  // the stream's first byte not yet read
+  // By socket: bytes it has written and read (stripe_offset() turns them into stream offsets).
+  std::vector<uint64_t> socket_sent_{0}, socket_received_{0};
+  StreamHelpers* helpers_ = nullptr;
   int my_rank_;
   int peer_rank_;
   bool opened_by_us_ = false;

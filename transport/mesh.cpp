@@ -134,6 +134,9 @@ void MeshBuilder::fail_call(TransportErrorKind kind, int peer, std::string what,
 }
 
 void MeshBuilder::build() {
+  // Made before the connections and destroyed after them (member order): they point at it.
+  if (comm_.options_.threads > 1 && comm_.options_.streams > 1)
+    comm_.stream_helpers_ = std::make_unique<StreamHelpers>(std::min(comm_.options_.threads, comm_.options_.streams));
   comm_.connections_.resize(comm_.size_);
   streams_.resize(comm_.size_);
   for (auto& slots : streams_) slots.resize(static_cast<size_t>(comm_.options_.streams));
@@ -494,6 +497,7 @@ void MeshBuilder::add_connection(Pending& p, int peer_rank) {
   if (std::any_of(streams.begin(), streams.end(), [](const Fd& fd) { return !fd; })) return;
   auto connection = std::make_unique<Connection>(std::move(streams[0]), comm_.rank_, peer_rank, p.address, opened_by_us);
   for (size_t k = 1; k < streams.size(); ++k) connection->add_stream(std::move(streams[k]));
+  connection->set_helpers(comm_.stream_helpers_.get());
   // Both handshake messages crossed each stream: they are protocol overhead.
   connection->record_sent(wire::kHelloBytes * streams.size(), 0);
   connection->record_received(wire::kHelloBytes * streams.size(), 0);

@@ -54,6 +54,10 @@ struct TransportOptions {
   // rank must use the same K: a peer with another K is refused at set-up.
   int streams = 1;
   static constexpr int kMaxStreams = 8;
+  // Threads that move the K streams' bytes at once, this rank's own included (stream_helpers.h):
+  // 1 to `streams`. 1 (no helpers) where one core's copying fills the link, as on loopback, where
+  // every core is already busy with a rank.
+  int threads = 1;
   // Publish this identity instead of HostIdentity::local(). Tests only: ranks that are threads of
   // one process then look like ranks on different hosts to host-aware algorithms (hierarchical).
   // Every rank still listens on and connects over its real interfaces.

@@ -237,7 +237,8 @@ bool Loop::progress(RecvState& r) {
   if (r.done < limit) {
     iovec iov[2];
     int count = fill_iov(iov, r.header.data(), r.header.size(), landing_at, limit, r.done);
-    size_t n = r.connection->read_some(iov, count);
+    // A checked header means payload bytes only: the helpers may read its stripes out of order.
+    size_t n = r.connection->read_some(iov, count, r.header_checked);
     auto [overhead, payload_bytes] = split(r.done, n);
     r.connection->record_received(overhead, payload_bytes);
     r.done += n;
@@ -548,7 +549,11 @@ Clock::duration Loop::spin_budget(const Communicator& comm) {
   return std::chrono::duration_cast<Clock::duration>(comm.spin());
 }
 
-size_t Loop::write_slice(const Communicator& comm) { return comm.write_slice_bytes(); }
+// With helper threads a call's bytes are shared among the streams: a slice for each, so that
+// each socket's system call is as long as one stream's would be.
+size_t Loop::write_slice(const Communicator& comm) {
+  return comm.write_slice_bytes() * static_cast<size_t>(comm.stream_threads() > 1 ? comm.streams() : 1);
+}
 
 // A closed or broken connection is not yet a verdict (liveness.h): note it and carry on.
 template <typename Operation>

@@ -47,6 +47,7 @@ class Shrinker {
     TransportOptions options = old.options_;
     // The survivors' fresh links are one socket per peer (failure_agreement.h), whatever --streams.
     options.streams = 1;
+    options.threads = 1;
     if (options.fault_hook)
       options.fault_hook = [hook = old.options_.fault_hook, members](int rank, uint64_t sequence, bool waiting) {
         hook(members[static_cast<size_t>(rank)], sequence, waiting);

@@ -27,4 +27,12 @@ constexpr int stripe_stream(uint64_t offset, int streams, uint64_t stripe = kStr
 // Bytes from `offset` to the end of its stripe (1..stripe): how much may go to one socket at once.
 constexpr uint64_t stripe_left(uint64_t offset, uint64_t stripe = kStripeBytes) { return stripe - offset % stripe; }
 
+// Where socket `socket`'s next byte goes in the stream once it has carried `socket_bytes`: its
+// stripes are numbers socket, socket + streams, ... So the stream's first byte not yet moved is
+// the least of these over the sockets, whichever order the sockets moved their shares in.
+constexpr uint64_t stripe_offset(uint64_t socket_bytes, int socket, int streams, uint64_t stripe = kStripeBytes) {
+  const uint64_t round = socket_bytes / stripe;
+  return (round * static_cast<uint64_t>(streams) + static_cast<uint64_t>(socket)) * stripe + socket_bytes % stripe;
+}
+
 }  // namespace ringbench

@@ -26,13 +26,14 @@ void allreduce_ones(Communicator& comm, size_t count) {
 
 // Rank 2 of 4 freezes mid-call; every other rank names it and reports a timeout, whether its bytes
 // and heartbeats travel over one socket per peer or are striped over several (--streams).
-void expect_a_frozen_rank_named_by_every_other_rank(int streams) {
+void expect_a_frozen_rank_named_by_every_other_rank(int streams, int threads = 1) {
   const int n = 4, frozen = 2, calls = 20;
   std::atomic<int> named{0}, timeouts{0};
   std::atomic<bool> froze{false};
   auto options_of = [&](int) {
     TransportOptions o = testing::quiet_options();
     o.streams = streams;
+    o.threads = threads;
     o.timeout = 1s;
     // Mid-call, the first time rank 2 waits from call 5 on; a rank that never has to wait (the
     // others kept it fed) freezes on entering call 15 instead.
@@ -60,6 +61,11 @@ void expect_a_frozen_rank_named_by_every_other_rank(int streams) {
 TEST(Liveness, AFrozenRankIsNamedByEveryOtherRank) { expect_a_frozen_rank_named_by_every_other_rank(1); }
 
 TEST(Liveness, AFrozenRankWithTwoStreamsIsNamedByEveryOtherRank) { expect_a_frozen_rank_named_by_every_other_rank(2); }
+
+// The same with each rank's two streams driven by two threads (--threads 2, stream_helpers.h).
+TEST(Liveness, AFrozenRankWithTwoStreamsAndTwoThreadsIsNamedByEveryOtherRank) {
+  expect_a_frozen_rank_named_by_every_other_rank(2, 2);
+}
 
 TEST(Liveness, HeartbeatsBetweenFramesLeaveResultsAndCountsExact) {
   // Rank 1 naps before each all-reduce, so the others wait long enough to send heartbeats, which

@@ -1,12 +1,17 @@
 // Several TCP connections per peer (--streams K, stripe.h): the stripe arithmetic, and every
-// algorithm over real loopback sockets with K = 1, 2, 3 and 4: exact results, exact payload bytes
+// algorithm over real loopback sockets with K = 1, 2, 3 and 4, one thread per rank or T = 2 and 3
+// moving the streams at once (--threads, stream_helpers.h): exact results, exact payload bytes
 // against the algorithm's formula, and our counts against the kernel's summed over the K sockets.
 // A peer with another K is refused at set-up (a frozen peer with K = 2: liveness_test.cpp).
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <mutex>
 #include <random>
+#include <set>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,6 +21,7 @@
 #include "transport/algorithm.h"
 #include "transport/counted_run.h"
 #include "transport/in_memory_bootstrap.h"
+#include "transport/stream_helpers.h"
 #include "transport/stripe.h"
 
 namespace ringbench {
@@ -45,15 +51,73 @@ TEST(Stripe, BytesGoRoundRobinInStripes) {
     }
 }
 
+// Socket s's next byte after it carried b bytes: stripe_offset() inverts the round robin, so the
+// stream's first unmoved byte is the least over the sockets whatever order they moved in.
+TEST(Stripe, EachSocketsCountNamesItsNextByteInTheStream) {
+  for (int k = 1; k <= 8; ++k)
+    for (uint64_t offset = 0; offset < kStripeBytes * 20; offset += kStripeBytes / 3 + 7) {
+      // Walk the stream to `offset` counting each socket's bytes, then check the inverse.
+      std::vector<uint64_t> carried(static_cast<size_t>(k), 0);
+      for (uint64_t at = 0; at < offset;) {
+        const uint64_t step = std::min(stripe_left(at), offset - at);
+        carried[static_cast<size_t>(stripe_stream(at, k))] += step;
+        at += step;
+      }
+      uint64_t first_unmoved = UINT64_MAX;
+      for (int s = 0; s < k; ++s) {
+        const uint64_t next = stripe_offset(carried[static_cast<size_t>(s)], s, k);
+        EXPECT_EQ(stripe_stream(next, k), s) << "k " << k << " offset " << offset;
+        EXPECT_GE(next, offset) << "k " << k << " socket " << s;
+        first_unmoved = std::min(first_unmoved, next);
+      }
+      EXPECT_EQ(first_unmoved, offset) << "k " << k;
+    }
+}
+
+// The helpers run every job exactly once, on more than one thread when jobs outnumber one, and
+// hand back the first failure after all jobs ended; the pool is reused batch after batch.
+TEST(StreamHelpers, RunEveryJobOnceAndRethrowAfterAllEnded) {
+  StreamHelpers helpers(3);
+  EXPECT_EQ(helpers.threads(), 3);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<std::atomic<int>> ran(8);
+    helpers.run(8, [&](int i) {
+      ran[static_cast<size_t>(i)]++;
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    });
+    for (auto& count : ran) ASSERT_EQ(count.load(), 1) << "round " << round;
+  }
+  std::atomic<int> ended{0};
+  EXPECT_THROW(helpers.run(6,
+                           [&](int i) {
+                             std::this_thread::sleep_for(std::chrono::microseconds(200));
+                             ++ended;
+                             if (i == 1) throw std::runtime_error("socket 1 failed");
+                           }),
+               std::runtime_error);
+  EXPECT_EQ(ended.load(), 6) << "every job ends before the failure is handed back";
+  std::set<std::thread::id> threads;
+  std::mutex guard;
+  for (int round = 0; round < 50 && threads.size() < 2; ++round)
+    helpers.run(3, [&](int) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      std::lock_guard lock(guard);
+      threads.insert(std::this_thread::get_id());
+    });
+  EXPECT_GE(threads.size(), 2u) << "the helpers took jobs";
+}
+
 struct Case {
   const Algorithm* algorithm;
   int streams;
   size_t socket_buffer_bytes;  // 4096 splits every send, so stripe boundaries fall mid-iov
+  int threads = 1;             // 2 or 3: the sockets' shares move at once, out of stripe order
 };
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   std::string name = std::string(to_string(info.param.algorithm->collective())) + "_" +
                      std::string(info.param.algorithm->name()) + "_k" + std::to_string(info.param.streams) +
+                     (info.param.threads > 1 ? "_t" + std::to_string(info.param.threads) : "") +
                      (info.param.socket_buffer_bytes ? "_tinybuf" : "");
   for (char& ch : name)
     if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
@@ -63,7 +127,8 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 std::vector<Case> cases() {
   std::vector<Case> all;
   for (const Algorithm* a : all_algorithms())
-    for (Case c : {Case{a, 1, 0}, Case{a, 2, 0}, Case{a, 4, 0}, Case{a, 3, 4096}}) all.push_back(c);
+    for (Case c : {Case{a, 1, 0}, Case{a, 2, 0}, Case{a, 4, 0}, Case{a, 3, 4096}, Case{a, 2, 0, 2}, Case{a, 4, 4096, 3}})
+      all.push_back(c);
   return all;
 }
 
@@ -78,8 +143,10 @@ TEST_P(StreamsTest, EveryAlgorithmIsExactAndCountedOverKSockets) {
   const Collective collective = c.algorithm->collective();
   TransportOptions options = testing::quiet_options(c.socket_buffer_bytes);
   options.streams = c.streams;
+  options.threads = c.threads;
   testing::run_ranks(n, options, [&](Communicator& comm) {
     ASSERT_EQ(comm.streams(), c.streams);
+    ASSERT_EQ(comm.stream_threads(), c.threads);
     std::vector<float> buffer(count);
     const int root = testing::rooted(collective) ? 1 : 0;
     const std::string where = "rank " + std::to_string(comm.rank());
