@@ -59,7 +59,8 @@ namespace ringbench::results {
 //      /results gains epoch (the shrinks before the row)
 //   6  /results gains the transport parameters each row ran with (pipeline_bytes,
 //      write_slice_bytes, spin_us, streams)
-inline constexpr int64_t kSchemaVersion = 6;
+//   7  /results gains threads (the threads that drove the streams, --threads)
+inline constexpr int64_t kSchemaVersion = 7;
 
 // A results-file problem a user can act on (wrong schema, not HDF5, unwritable path, lock
 // timeout). what() is one line naming the file.

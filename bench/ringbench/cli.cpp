@@ -48,6 +48,7 @@ struct TypedValues {
   double timeout_s = 0;
   int64_t spin_us = 0;
   int streams = 1;
+  int threads = 1;
   bool sizes_given = false;  // -m on the command line
 };
 
@@ -66,6 +67,7 @@ TypedValues typed_defaults(const BenchOptions& options) {
   typed.slice = options.transport.write_slice_bytes == 0 ? "auto" : format_byte_size(options.transport.write_slice_bytes);
   typed.spin_us = options.transport.spin.count();
   typed.streams = options.transport.streams;
+  typed.threads = options.transport.threads;
   for (Collective c : options.collectives) typed.collectives.emplace_back(to_string(c));
   typed.timeout_s = std::chrono::duration<double>(options.transport.timeout).count();
   typed.workload = to_string(options.workload);
@@ -261,6 +263,11 @@ void add_transport_options(CLI::App& app, BenchOptions& options, TypedValues& ty
                              TransportOptions::kMaxStreams, format_byte_size(kStripeBytes)))
       ->type_name("K")
       ->capture_default_str();
+  app.add_option("--threads", typed.threads,
+                 "Threads per rank that move the streams' bytes at once, the rank's own included, 1 to --streams; "
+                 "for a NIC that one core's copying cannot fill")
+      ->type_name("T")
+      ->capture_default_str();
 }
 
 void add_workload_options(CLI::App& app, BenchOptions& options, TypedValues& typed) {
@@ -394,7 +401,8 @@ void apply_transport(const TypedValues& typed, TransportOptions& transport) {
   transport.pipeline_bytes = *piece;
 }
 
-// --slice, --spin and --streams: the progress loop's send slice and spin, and the sockets per peer.
+// --slice, --spin, --streams and --threads: the progress loop's send slice and spin, the sockets
+// per peer and the threads that drive them.
 void apply_tuning(const TypedValues& typed, TransportOptions& transport) {
   if (typed.slice == "auto") {
     transport.write_slice_bytes = 0;
@@ -411,6 +419,10 @@ void apply_tuning(const TypedValues& typed, TransportOptions& transport) {
   if (typed.streams < 1 || typed.streams > TransportOptions::kMaxStreams)
     throw BadValue{fmt::format("--streams {}: expected 1 to {}", typed.streams, TransportOptions::kMaxStreams)};
   transport.streams = typed.streams;
+  if (typed.threads < 1 || typed.threads > typed.streams)
+    throw BadValue{fmt::format("--threads {}: expected 1 to --streams ({}): a thread drives whole streams", typed.threads,
+                               typed.streams)};
+  transport.threads = typed.threads;
 }
 
 // --bucket-bytes: one size (MIN = MAX) or MIN:MAX.

@@ -262,7 +262,7 @@ std::vector<RankSample> Measurement::gather_samples(const RankSample& sample) {
 
 TransportTuning transport_tuning(const Communicator& comm) {
   return {comm.pipeline_piece(1), comm.write_slice_bytes(), static_cast<double>(comm.spin().count()),
-          int64_t{comm.streams()}};
+          int64_t{comm.streams()}, int64_t{comm.stream_threads()}};
 }
 
 double SizeResult::t_avg_us() const {

@@ -55,6 +55,7 @@ struct TransportTuning {
   uint64_t write_slice_bytes = 0;  // Communicator::write_slice_bytes()
   double spin_us = std::nan("");   // Communicator::spin()
   int64_t streams = -1;            // Communicator::streams()
+  int64_t threads = -1;            // Communicator::stream_threads()
 };
 TransportTuning transport_tuning(const Communicator& comm);
 

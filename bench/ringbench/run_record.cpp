@@ -162,6 +162,8 @@ static std::vector<Column> results_columns_since_schema_5() {
        "most bytes one send() took (--slice, or measured at start-up, else the default for the host's ranks per core)"},
       {"spin_us", ColumnType::Float64, "us", "how long a stalled rank spun before sleeping in poll() (--spin)"},
       {"streams", ColumnType::Int64, "", "TCP connections to each peer (--streams)"},
+      // Schema 7.
+      {"threads", ColumnType::Int64, "", "threads that drove the streams, the rank's own included (--threads)"},
   };
 }
 
@@ -339,7 +341,8 @@ results::Row to_row(const std::string& run_id, const SizeResult& s, const BenchO
           uint64_t{s.tuning.pipeline_bytes},
           uint64_t{s.tuning.write_slice_bytes},
           s.tuning.spin_us,
-          int64_t{s.tuning.streams}};
+          int64_t{s.tuning.streams},
+          int64_t{s.tuning.threads}};
 }
 
 std::string utc_now() {

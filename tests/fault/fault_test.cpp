@@ -1,7 +1,9 @@
 // Failures from outside: a real 4-rank ringbench job over the file bootstrap (tests/fault/launcher.h),
 // one rank SIGKILLed or SIGSTOPped at a random moment of a random collective. Every survivor must
 // exit by itself, with exit code 3 (peer failed) for a kill or 4 (timed out) for a freeze, within
-// --timeout + 5 s of the signal, and its own message must name the rank that was signalled.
+// --timeout + 5 s of the signal, and its own message must name the rank that was signalled. In every
+// third round of the six collectives the ranks talk over two streams per peer driven by two threads
+// (--streams 2 --threads 2).
 // Then strangers of every kind connect to a running job, whose results must stay verified.
 // The seed of the random choices is printed; RINGBENCH_TEST_SEED=<seed> replays them.
 
@@ -47,11 +49,12 @@ std::string our_algorithms(const std::string& collective) {
   return names;
 }
 
-std::vector<std::string> job_args(const std::string& collective, const fs::path& dir, int timeout_s) {
+std::vector<std::string> job_args(const std::string& collective, const fs::path& dir, int timeout_s, int streams) {
   // Long enough (several seconds even for a collective with one algorithm) that the signal finds
   // the run still going; a run that finishes first is not a trial, and too many of those fail.
   return {"--collective", collective, "--algo", our_algorithms(collective), "-m", "8:1M", "-x", "2", "--max-time", "0.1",
-          "--no-link-test", "--timeout", std::to_string(timeout_s), "-o", (dir / "out.h5").string()};
+          "--no-link-test", "--timeout", std::to_string(timeout_s), "--streams", std::to_string(streams), "--threads",
+          std::to_string(streams), "-o", (dir / "out.h5").string()};
 }
 
 // Waits until rank 0 has printed `rows` table rows (the collectives are running), at most `limit`.
@@ -76,8 +79,9 @@ TEST(Fault, KillOrStopOneRankFromOutsideEverySurvivorNamesItAndExitsInTime) {
     const std::string collective = kCollectives[t % 6];
     const bool stop = t % 2 == 1;
     const int victim = std::uniform_int_distribution<int>(0, kRanks - 1)(random);
+    const int streams = (t / 6) % 3 == 1 ? 2 : 1;  // every collective, killed and stopped
     fs::path dir = fs::temp_directory_path() / fmt::format("ringbench-fault-{}-{}", ::getpid(), t);
-    Job job(kRanks, job_args(collective, dir, kTimeoutSeconds), dir);
+    Job job(kRanks, job_args(collective, dir, kTimeoutSeconds, streams), dir);
     bool running = wait_for_rows(job, 1 + static_cast<int>(random() % 3), 30s);
     if (running) std::this_thread::sleep_for(std::chrono::milliseconds(random() % 300));
     // Checked right before the signal (not before the random pause), so a run that finished in the
@@ -117,8 +121,8 @@ TEST(Fault, KillOrStopOneRankFromOutsideEverySurvivorNamesItAndExitsInTime) {
     for (int r : survivors) {
       ++survivors_total;
       const std::string err = job.err(r);
-      const std::string what = fmt::format("trial {} ({} {} rank {}), survivor {}:\n{}", t, collective,
-                                           stop ? "SIGSTOP" : "SIGKILL", victim, r, err);
+      const std::string what = fmt::format("trial {} ({} {} rank {}, {} stream(s) and thread(s)), survivor {}:\n{}", t,
+                                           collective, stop ? "SIGSTOP" : "SIGKILL", victim, streams, r, err);
       ASSERT_TRUE(job.ended(r)) << "hang: " << what;
       detection.push_back(std::chrono::duration<double>(job.end_time(r) - signalled).count());
       EXPECT_EQ(job.exit_code(r), stop ? 4 : 3) << what;

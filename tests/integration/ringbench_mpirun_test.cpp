@@ -268,7 +268,7 @@ TEST_F(RingbenchRun, AppendsToAFileOfSchemaFiveWithTheTransportParameters) {
 
   const auto after = results::read_table(file, "/results");
   ASSERT_EQ(after.rows.size(), before.rows.size() + 4);
-  ASSERT_EQ(after.columns.size(), before.columns.size() + 4) << "schema 6 adds four /results columns";
+  ASSERT_EQ(after.columns.size(), before.columns.size() + 5) << "schemas 6 and 7 add five /results columns";
   for (size_t r = 0; r < before.rows.size(); ++r) {
     for (size_t c = 0; c < before.columns.size(); ++c)
       EXPECT_TRUE(same(before.rows[r][c], after.rows[r][c])) << "row " << r << " column " << before.columns[c].name;
@@ -276,12 +276,14 @@ TEST_F(RingbenchRun, AppendsToAFileOfSchemaFiveWithTheTransportParameters) {
     EXPECT_EQ(get<uint64_t>(after, r, "write_slice_bytes"), 0u) << r;
     EXPECT_TRUE(std::isnan(get<double>(after, r, "spin_us"))) << r;
     EXPECT_EQ(get<int64_t>(after, r, "streams"), -1) << r;
+    EXPECT_EQ(get<int64_t>(after, r, "threads"), -1) << r;
   }
   for (size_t r = before.rows.size(); r < after.rows.size(); ++r) {
     EXPECT_GT(get<uint64_t>(after, r, "pipeline_bytes"), 0u) << r;
     EXPECT_GT(get<uint64_t>(after, r, "write_slice_bytes"), 0u) << r;
     EXPECT_GE(get<double>(after, r, "spin_us"), 0.0) << r;
     EXPECT_EQ(get<int64_t>(after, r, "streams"), 2) << r;
+    EXPECT_EQ(get<int64_t>(after, r, "threads"), 1) << r;
     EXPECT_EQ(get<int64_t>(after, r, "epoch"), 0) << r;
   }
   for (const auto& [name, old] : {std::pair{"/events", &before_events}, std::pair{"/workloads", &before_workloads}}) {
@@ -292,6 +294,36 @@ TEST_F(RingbenchRun, AppendsToAFileOfSchemaFiveWithTheTransportParameters) {
       for (size_t c = 0; c < now.columns.size(); ++c)
         EXPECT_TRUE(same(old->rows[r][c], now.rows[r][c])) << name << " row " << r << " column " << now.columns[c].name;
   }
+}
+
+// A file written by the release of schema 6 (tests/data/results-schema6.h5, ringbench 0f1b288: ring
+// and mpi rows at N = 2 with --streams 2) takes this ringbench's run with helper threads. /results
+// is widened by schema 7's threads: the old rows keep every value and read -1, the new ones 2.
+TEST_F(RingbenchRun, AppendsToAFileOfSchemaSixWithTheThreads) {
+  const fs::path file = dir_ / "schema6.h5";
+  fs::copy_file(fs::path(RINGBENCH_SOURCE_DIR) / "tests/data/results-schema6.h5", file);
+  const auto before = results::read_table(file, "/results");
+  const auto before_runs = results::read_table(file, "/runs");
+  ASSERT_FALSE(before.rows.empty());
+  auto run = run_command(mpirun(2) + RINGBENCH_EXE + " --algo ring --sizes 64,1M -i 12 --streams 2 --threads 2 -o " +
+                             file.string(),
+                         (dir_ / "run").string());
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+
+  const auto after = results::read_table(file, "/results");
+  ASSERT_EQ(after.rows.size(), before.rows.size() + 2);
+  ASSERT_EQ(after.columns.size(), before.columns.size() + 1) << "schema 7 adds one /results column";
+  for (size_t r = 0; r < before.rows.size(); ++r) {
+    for (size_t c = 0; c < before.columns.size(); ++c)
+      EXPECT_TRUE(same(before.rows[r][c], after.rows[r][c])) << "row " << r << " column " << before.columns[c].name;
+    EXPECT_EQ(get<int64_t>(after, r, "threads"), -1) << r;
+  }
+  for (size_t r = before.rows.size(); r < after.rows.size(); ++r) {
+    EXPECT_EQ(get<int64_t>(after, r, "streams"), 2) << r;
+    EXPECT_EQ(get<int64_t>(after, r, "threads"), 2) << r;
+    EXPECT_EQ(get<int64_t>(after, r, "verified"), 1) << r;
+  }
+  EXPECT_EQ(results::read_table(file, "/runs").rows.size(), before_runs.rows.size() + 1);
 }
 
 // Every collective with every algorithm, the MPI library's own included, over Open MPI's TCP.
@@ -425,6 +457,7 @@ TEST_F(RingbenchRun, RowsRecordTheTransportParametersTheyRanWith) {
       EXPECT_EQ(get<uint64_t>(results, i, "write_slice_bytes"), 0u);
       EXPECT_TRUE(std::isnan(get<double>(results, i, "spin_us")));
       EXPECT_EQ(get<int64_t>(results, i, "streams"), -1);
+      EXPECT_EQ(get<int64_t>(results, i, "threads"), -1);
       continue;
     }
     EXPECT_EQ(get<uint64_t>(results, i, "pipeline_bytes"), 64u << 10);
@@ -432,6 +465,7 @@ TEST_F(RingbenchRun, RowsRecordTheTransportParametersTheyRanWith) {
     EXPECT_TRUE(slice == TransportOptions::kOwnCoreSlice || slice == TransportOptions::kSharedCoreSlice) << slice;
     EXPECT_EQ(get<double>(results, i, "spin_us"), 50.0) << "TransportOptions::spin's default";
     EXPECT_EQ(get<int64_t>(results, i, "streams"), 1);
+    EXPECT_EQ(get<int64_t>(results, i, "threads"), 1);
   }
 }
 
@@ -454,11 +488,12 @@ TEST_F(RingbenchRun, AutoSliceIsMeasuredAndEveryRowRunsWithTheWinner) {
 }
 
 // Each parameter can be pinned from the command line, and the row says so; with --streams 2 each
-// pair of ranks talks over two sockets, and the rows still verify and match the byte formula.
-TEST_F(RingbenchRun, PinnedSliceSpinAndStreamsReachTheRows) {
+// pair of ranks talks over two sockets, driven by two threads per rank (--threads 2), and the rows
+// still verify and match the byte formula.
+TEST_F(RingbenchRun, PinnedSliceSpinStreamsAndThreadsReachTheRows) {
   const fs::path file = dir_ / "pinned.h5";
   auto run = run_command(mpirun(3) + RINGBENCH_EXE + " --algo ring --sizes 4K,1M -i 4 -x 1 --slice 32K --spin 7 " +
-                             "--streams 2 -o " + file.string(),
+                             "--streams 2 --threads 2 -o " + file.string(),
                          (dir_ / "pinned").string());
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   const auto results = results::read_table(file, "/results");
@@ -467,6 +502,7 @@ TEST_F(RingbenchRun, PinnedSliceSpinAndStreamsReachTheRows) {
     EXPECT_EQ(get<uint64_t>(results, i, "write_slice_bytes"), 32u << 10);
     EXPECT_EQ(get<double>(results, i, "spin_us"), 7.0);
     EXPECT_EQ(get<int64_t>(results, i, "streams"), 2);
+    EXPECT_EQ(get<int64_t>(results, i, "threads"), 2);
     EXPECT_EQ(get<int64_t>(results, i, "verified"), 1);
     EXPECT_EQ(get<int64_t>(results, i, "formula_ok"), 1);
   }
@@ -510,7 +546,8 @@ TEST_F(RingbenchRun, BadInputGetsOneLineNamingTheFlagAndExitCode2) {
       {"--slice 100", "--slice 100"},        {"--slice 1G", "--slice 1G"},
       {"--slice sometimes", "--slice sometimes"}, {"--spin -1", "--spin -1"},
       {"--spin 200000", "--spin 200000"},    {"--streams 0", "--streams 0"},
-      {"--streams 9", "--streams 9"},
+      {"--streams 9", "--streams 9"},        {"--streams 2 --threads 3", "--threads 3"},
+      {"--threads 0", "--threads 0"},
   };
   for (const auto& c : cases) {
     const bool sets_output = c.args.rfind("-o ", 0) == 0;
