@@ -6,10 +6,11 @@
 // (stripe.h): writes and reads go to the socket the next byte belongs to, so callers see one
 // ordered stream whatever K is. fd() is the socket the next byte is sent on, read_fd() the one the
 // next byte arrives on (what to poll for POLLOUT and POLLIN); the counters, TCP_INFO included,
-// cover all K sockets. With helper threads (--threads, stream_helpers.h) a write or read moves
-// every socket's share of the bytes offered at once, each socket on its own thread; a socket may
-// then move stripes past the stream's first unmoved byte, which a later call offering the same
-// bytes at the same places skips (each socket's own count says how far it got).
+// cover all K sockets. A write, or a read of a frame's payload, offers every socket its share of
+// the bytes (its stripes), and each moves what it can: one socket whose window is shut does not
+// hold the others back. A socket may so move stripes past the stream's first unmoved byte; a
+// later call offering the same bytes at the same places skips them (each socket's own count says
+// how far it got). With helper threads (--threads, stream_helpers.h) the shares move at once.
 //
 // All I/O is non-blocking; callers wait for readiness through the progress loop. System-call
 // results are classified in one place: EAGAIN means "try later" (0 bytes), EOF, EPIPE and
@@ -61,7 +62,7 @@ class Connection {
   std::string describe_peer() const;
 
   // The threads that move a call's shares of the K sockets at once; null (the default): this
-  // thread moves them one socket after another. Set before any byte moves; outlives the connection.
+  // thread moves the shares one after another. Set before any byte moves; outlives the connection.
   void set_helpers(StreamHelpers* helpers) { helpers_ = helpers; }
 
   // Writes as much of iov as the socket takes now; returns the byte count (0 if it would block).
@@ -69,7 +70,7 @@ class Connection {
   size_t write_some(const iovec* iov, int iov_count);
   // Reads up to the iov's total size; returns the byte count (0 if nothing is available).
   // read_ahead: the caller will offer the unread part of iov again, at the same places, until
-  // all of it is read (a frame's payload), so the helpers may fill later stripes of it before an
+  // all of it is read (a frame's payload), so sockets may fill later stripes of it before an
   // earlier one. Without it (a header, which a control frame in front of it may displace) bytes
   // are read in stream order only.
   size_t read_some(const iovec* iov, int iov_count, bool read_ahead = false);
@@ -134,8 +135,8 @@ class Connection {
   // count in socket_bytes (when not null), until one moves less than it was offered.
   template <typename Move>
   size_t striped(const iovec* iov, int iov_count, uint64_t* offset, uint64_t* socket_bytes, Move move);
-  // Every socket's not yet moved share of iov at once, on the helpers; advances *offset to the
-  // stream's first unmoved byte and returns how far it moved.
+  // Every socket's not yet moved share of iov, one system call each (at once on the helpers, if
+  // any); advances *offset to the stream's first unmoved byte and returns how far it moved.
   size_t striped_together(const iovec* iov, int iov_count, uint64_t* offset, uint64_t* socket_bytes, bool sending);
   KernelByteCounts kernel_counts_of(int fd) const;
   // A failure on this connection: this rank, the peer and its address, and `what` happened.
