@@ -1,6 +1,7 @@
 #pragma once
 // One established connection to one peer: its TCP socket(s), who is on the other end, and the
-// byte counters of everything that crossed it. Owned by the Communicator; used from one thread.
+// byte counters of everything that crossed it. Owned by the Communicator; used from one thread
+// (helper threads make only its system calls, and the caller acts on their results).
 //
 // With --streams K the connection is K sockets, and its one byte stream is striped over them
 // (stripe.h): writes and reads go to the socket the next byte belongs to, so callers see one

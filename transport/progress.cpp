@@ -237,7 +237,7 @@ bool Loop::progress(RecvState& r) {
   if (r.done < limit) {
     iovec iov[2];
     int count = fill_iov(iov, r.header.data(), r.header.size(), landing_at, limit, r.done);
-    // A checked header means payload bytes only: the helpers may read its stripes out of order.
+    // A checked header means payload bytes only: the sockets may fill its stripes out of order.
     size_t n = r.connection->read_some(iov, count, r.header_checked);
     auto [overhead, payload_bytes] = split(r.done, n);
     r.connection->record_received(overhead, payload_bytes);
