@@ -3,8 +3,8 @@
 // byte k of the stream travels on socket (k / kStripeBytes) % K, so the stripes go round robin and
 // each socket carries every K-th stripe, in order. Both ends compute the same mapping from the
 // byte count alone, so nothing about it goes on the wire, and frames (headers included) may
-// straddle stripes. A reader takes the stripes in stream order: a socket whose stripe is not yet
-// due simply keeps its bytes in the kernel's buffer until it is.
+// straddle stripes. Each socket moves its own stripes of what is offered, whatever the others do
+// (Connection::write_some); stripe_offset() below turns its count back into a stream offset.
 //
 // Why fixed stripes and not a split of each message: control frames (heartbeats, aborts) share
 // the stream between messages, and a fixed mapping needs no per-message agreement.
