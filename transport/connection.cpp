@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "error.h"
+#include "options.h"
 #include "stream_helpers.h"
 #include "stripe.h"
 
@@ -28,6 +29,7 @@ void Connection::add_stream(Fd fd) {
   sockets_.push_back(std::move(fd));
   socket_sent_.push_back(0);
   socket_received_.push_back(0);
+  share_pieces_.emplace_back();
 }
 
 int Connection::send_socket() const { return stripe_stream(sent_offset_, streams()); }
@@ -150,16 +152,16 @@ void append_range(const iovec* iov, int iov_count, uint64_t from, uint64_t to, s
   }
 }
 
-// Socket `socket`'s stripes within stream bytes [from, end) of a K-socket stream, where `from` is
-// that socket's next byte and iov holds the stream from byte `begin`.
-std::vector<iovec> share_of(const iovec* iov, int iov_count, uint64_t begin, uint64_t from, uint64_t end, int streams) {
-  std::vector<iovec> pieces;
+// Fills pieces with one socket's stripes within stream bytes [from, end) of a K-socket stream,
+// where `from` is that socket's next byte and iov holds the stream from byte `begin`.
+void share_of(const iovec* iov, int iov_count, uint64_t begin, uint64_t from, uint64_t end, int streams,
+              std::vector<iovec>& pieces) {
+  pieces.clear();
   while (from < end && pieces.size() + 2 <= IOV_MAX) {
     const uint64_t piece_end = std::min(end, from + stripe_left(from));
     append_range(iov, iov_count, from - begin, piece_end - begin, pieces);
     from = from - from % kStripeBytes + kStripeBytes * static_cast<uint64_t>(streams);  // its next stripe
   }
-  return pieces;
 }
 
 uint64_t iov_bytes(const iovec* iov, int iov_count) {
@@ -174,33 +176,38 @@ size_t Connection::striped_together(const iovec* iov, int iov_count, uint64_t* o
                                     bool sending) {
   const int k = streams();
   const uint64_t begin = *offset, end = begin + iov_bytes(iov, iov_count);
-  // The sockets with bytes of their own left in [begin, end), and what each one's call moved.
+  // The sockets with bytes of their own left in [begin, end), and what each one's call moved. No
+  // allocation on this path, which every K > 1 write and payload read takes: the shares fit in an
+  // array, and each socket's iovec list keeps its capacity from call to call.
   struct Share {
     int socket;
     Moved moved;
   };
-  std::vector<Share> shares;
+  std::array<Share, TransportOptions::kMaxStreams> shares{};
+  int share_count = 0;
   for (int s = 0; s < k; ++s)
-    if (stripe_offset(socket_bytes[s], s, k) < end) shares.push_back({s, {}});
+    if (stripe_offset(socket_bytes[s], s, k) < end) shares[static_cast<size_t>(share_count++)] = {s, {}};
   auto move_share = [&](int i) {
     Share& share = shares[static_cast<size_t>(i)];
     const int s = share.socket;
-    auto pieces = share_of(iov, iov_count, begin, stripe_offset(socket_bytes[s], s, k), end, k);
+    std::vector<iovec>& pieces = share_pieces_[static_cast<size_t>(s)];  // one job per socket: never shared
+    share_of(iov, iov_count, begin, stripe_offset(socket_bytes[s], s, k), end, k, pieces);
     const int fd = sockets_[static_cast<size_t>(s)].get();
     const int count = static_cast<int>(pieces.size());
     share.moved = sending ? send_raw(fd, pieces.data(), count) : receive_raw(fd, pieces.data(), count, 0);
   };
   if (helpers_) {
-    helpers_->run(static_cast<int>(shares.size()), move_share);
+    helpers_->run(share_count, move_share);
   } else {
-    for (int i = 0; i < static_cast<int>(shares.size()); ++i) move_share(i);
+    for (int i = 0; i < share_count; ++i) move_share(i);
   }
+  const std::span<const Share> moved(shares.data(), static_cast<size_t>(share_count));
   // Counts first, so that what moved before a failure is known; then the first failure.
-  for (const Share& share : shares) socket_bytes[share.socket] += share.moved.bytes;
+  for (const Share& share : moved) socket_bytes[share.socket] += share.moved.bytes;
   uint64_t first_unmoved = end;
   for (int s = 0; s < k; ++s) first_unmoved = std::min(first_unmoved, stripe_offset(socket_bytes[s], s, k));
   *offset = first_unmoved;
-  for (const Share& share : shares) sending ? settle_sent(share.moved) : settle_received(share.moved, 0);
+  for (const Share& share : moved) sending ? settle_sent(share.moved) : settle_received(share.moved, 0);
   return static_cast<size_t>(first_unmoved - begin);
 }
 

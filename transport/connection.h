@@ -149,6 +149,8 @@ class Connection {
   uint64_t received_offset_ = 0;  // the stream's first byte not yet read
   // By socket: bytes it has written and read (stripe_offset() turns them into stream offsets).
   std::vector<uint64_t> socket_sent_{0}, socket_received_{0};
+  // By socket: the iovecs of its share in striped_together, kept so that their capacity is reused.
+  std::vector<std::vector<iovec>> share_pieces_{1};
   StreamHelpers* helpers_ = nullptr;
   int my_rank_;
   int peer_rank_;
