@@ -217,6 +217,17 @@ double DdpRunner::comm_alone(Size& size) {
 // rest fail at once (the communicator's error); they are waited for, so none still uses the
 // buffer when the error leaves.
 void DdpRunner::collect(Size& size, std::vector<CountedRequest>& requests) {
+  // Calls complete in issue order, so once the last is done every one is. Waiting for it first
+  // wakes this thread once per pass instead of once per bucket: at 64 KiB buckets, 2,048 wake-ups,
+  // each a pair of context switches on the cores the progress threads run on, which a training
+  // loop (waiting at the end of its backward pass) does not pay. Its error, if any, is rethrown in
+  // issue order below.
+  if (!requests.empty()) {
+    try {
+      requests.back().wait();
+    } catch (...) {  // rethrown below, by the first call that failed
+    }
+  }
   for (size_t i = 0; i < requests.size(); ++i) {
     try {
       if (!requests[i].wait().bytes_ok()) ++size.row.bytes_mismatches;
