@@ -47,15 +47,34 @@ RankStep rank_step(const spec::Step& step, int rank, const PlanCall& call, const
 
 double per_core_us(uint64_t bytes, double GBps) { return GBps > 0 ? static_cast<double>(bytes) / (GBps * 1e3) : 0; }
 
-// wire_r of plan_cost.h's rule.
-double wire_us(const RankStep& s, const std::array<LinkParameters, kClasses>& links) {
+// wire_r of plan_cost.h's rule. host_across_bytes: what each NIC of the rank's host carries in
+// this step, the rank's own across-hosts bytes and its host-mates' together.
+double wire_us(const RankStep& s, const std::array<LinkParameters, kClasses>& links, uint64_t host_across_bytes) {
   double us = 0;
   for (size_t c = 0; c < kClasses; ++c) {
     if (s.pieces_sent[c] + s.pieces_received[c] == 0) continue;
     us += links[c].message_overhead_us * static_cast<double>(std::max(s.pieces_sent[c], s.pieces_received[c]));
-    us += per_core_us(std::max(s.bytes_sent[c], s.bytes_received[c]), links[c].bandwidth_GBps);
+    uint64_t bytes = std::max(s.bytes_sent[c], s.bytes_received[c]);
+    if (c == kAcrossHosts) bytes = std::max(bytes, host_across_bytes);
+    us += per_core_us(bytes, links[c].bandwidth_GBps);
   }
   return us;
+}
+
+// Per host, the across-hosts bytes each of its NICs carries in one step: its ranks' bytes sent,
+// or received if more (a link carries both directions at once), spread over nics_per_host. The
+// link test measured one flow alone on the link; ranks of one host that cross at once share it.
+std::vector<uint64_t> host_across_bytes(const std::vector<RankStep>& ranks, const std::vector<int>& host_of_rank,
+                                        int nics_per_host) {
+  const size_t hosts = static_cast<size_t>(*std::max_element(host_of_rank.begin(), host_of_rank.end())) + 1;
+  std::vector<uint64_t> sent(hosts, 0), received(hosts, 0), per_nic(hosts, 0);
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    sent[static_cast<size_t>(host_of_rank[r])] += ranks[r].bytes_sent[kAcrossHosts];
+    received[static_cast<size_t>(host_of_rank[r])] += ranks[r].bytes_received[kAcrossHosts];
+  }
+  for (size_t h = 0; h < hosts; ++h)
+    per_nic[h] = std::max(sent[h], received[h]) / static_cast<uint64_t>(std::max(1, nics_per_host));
+  return per_nic;
 }
 
 // work_r of plan_cost.h's rule.
@@ -198,10 +217,12 @@ PlanCost plan_cost(const Cluster& machine, const PlanCall& call) {
   PlanCost cost;
   for (size_t t = 0; t < steps; ++t) {
     bool busy = false;
-    for (size_t r = 0; r < n; ++r) {
+    for (size_t r = 0; r < n; ++r)
       ranks[r] = t < plans[r].steps.size() ? rank_step(plans[r].steps[t], static_cast<int>(r), call, links) : RankStep{};
+    const std::vector<uint64_t> across = host_across_bytes(ranks, call.host_of_rank, machine.nics.per_node);
+    for (size_t r = 0; r < n; ++r) {
       const StepRates rates = step_rates(machine, links, kernel_GBps, ranks[r], resident_chunk);
-      wire[r] = wire_us(ranks[r], rates.links);
+      wire[r] = wire_us(ranks[r], rates.links, across[static_cast<size_t>(call.host_of_rank[r])]);
       work[r] = cpu_work_us(ranks[r], rates.kernel_GBps, reduce_GBps);
       piece_work[r] = piece_work_us(ranks[r], rates.links);
       busy = busy || ranks[r].busy;

@@ -12,6 +12,8 @@
 //                   + max( wire_r, cpu of r's host )
 //     wire_r = sum over link classes c of  overhead_c x max(pieces sent, pieces received)
 //                                        + max(bytes sent, bytes received) / bandwidth_c
+//              where across hosts the bytes are at least what each NIC of r's host carries in
+//              the step: its ranks' across-hosts bytes sent (or received, if more) over nics.per_node
 //     cpu_h  = max( max over h's ranks of work_r / min(1, cores_h),
 //                   sum over h's ranks of (work_r + pieces_r) / cores_h )
 //     cores_h = host_cpu.cores x (1 - the share of the host's CPU other processes took meanwhile)
@@ -19,7 +21,11 @@
 //     pieces_r = sum over link classes c of overhead_c x (pieces sent + pieces received),
 //                when h has more ranks than host_cpu.cores; else 0
 //
-// wire_r is the rank's links (link_fit.h's terms; a link carries both directions at once). cpu_h is
+// wire_r is the rank's links (link_fit.h's terms; a link carries both directions at once). The link
+// test timed one flow alone on the link between two hosts; ranks of one host crossing in the same
+// step share it (two hosts x 2 ranks, 1 Gbit/s between them: rhd's and hierarchical's steps send
+// from both ranks of a host at once, and took twice the one-flow time, while the ring crosses
+// with one flow per host each way). cpu_h is
 // the shared-cores rule: the kernel copies every byte a rank sends into its socket and every byte
 // it receives out of one, and the rank reduces what it receives. A rank runs on one core at most;
 // when a host has more ranks than cores (4 ranks on 2 cores), their work is divided over the cores

@@ -59,6 +59,24 @@ TEST(PlanCost, AcrossHostsUsesTheAcrossClass) {
   EXPECT_DOUBLE_EQ(plan_cost(machine, ring_call({0, 1})).time_us, 113.0);
 }
 
+// Ranks of one host that cross at once share its link: the link test timed one flow alone. A
+// pairwise all-to-all at N = 4 of 4000 B blocks, over a 1 GB/s link with no latency, and a same
+// host and CPU so fast they cost nothing: in step 2 (r sends to r + 2) both ranks of each host
+// send across, so the host's link carries 8000 B (8 us); in steps 1 and 3 one rank of each host
+// sends across and one receives (4 us each). On four hosts each rank has its own link: 3 x 4 us.
+TEST(PlanCost, RanksOfOneHostShareItsLinkAcrossHosts) {
+  MachineMeasurements m = measurements();
+  m.same_host = {0, 1e6, 0};
+  m.across_hosts = LinkParameters{0, 1, 0};
+  m.copy_GBps = m.reduce_GBps = 1e6;
+  const Cluster machine = measured_machine(m);
+  const auto alltoall = [](std::vector<int> hosts) { return PlanCall{&spec::pairwise_alltoall(), 4000, 4, 0, std::move(hosts), 0}; };
+  EXPECT_NEAR(plan_cost(machine, alltoall({0, 0, 1, 1})).time_us, 16.0, 0.01);
+  EXPECT_NEAR(plan_cost(machine, alltoall({0, 1, 2, 3})).time_us, 12.0, 0.01);
+  // The ring crosses with one flow per host each way: nothing shared, 6 steps of a 1000 B chunk.
+  EXPECT_NEAR(plan_cost(machine, PlanCall{&spec::ring_allreduce(), 1000, 4, 0, {0, 0, 1, 1}, 0}).time_us, 6.0, 0.01);
+}
+
 TEST(PlanCost, APipelinePaysEachHopsLatencyOnce) {
   const Cluster machine = measured_machine(measurements());
   // Chain broadcast of 3 segments of 64 KiB at N = 2: 3 steps, each segment's wire 2 + 65536 /
