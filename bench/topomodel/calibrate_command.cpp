@@ -19,6 +19,7 @@ struct CalibrateOptions {
   std::string results;
   std::string run;
   std::string machine;
+  LinkFitKind link_fit = kDefaultLinkFit;
 };
 
 void write_machine(const model::Cluster& machine, const std::string& path) {
@@ -39,9 +40,10 @@ void add_calibrate_command(CLI::App& app, Context& context) {
       ->required();
   command->add_option("--run", options->run, "run id to fit on (default: the newest run with a link test)");
   command->add_option("-o,--output", options->machine, "the machine's cluster file to write (JSON)")->required();
+  add_link_fit_option(*command, &options->link_fit);
   command->callback([options, &context] {
     const std::string run_id = pick_run(options->results, run_option(options->run));
-    const Calibration calibration = calibrate(load_run(options->results, run_id));
+    const Calibration calibration = calibrate(load_run(options->results, run_id), options->link_fit);
     ResultsOutput output(options->results, run_record("calibrate", context, &calibration.machine,
                                                       calibration.machine.gpus()));
     write_machine(calibration.machine, options->machine);

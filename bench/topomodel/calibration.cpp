@@ -20,13 +20,43 @@ const ClassFit* find_class(const std::vector<ClassFit>& fits, const char* link_c
   return nullptr;
 }
 
+model::LinkFit fit_class(LinkFitKind kind, const std::vector<model::LinkSample>& samples, uint64_t piece_bytes,
+                         const std::string& link_class) {
+  return kind == LinkFitKind::TwoSegment ? model::fit_link_two_segment(samples, link_class)
+                                         : model::fit_link(samples, piece_bytes, link_class);
+}
+
 }  // namespace
 
-Calibration calibrate(const MeasuredRun& run) {
+std::optional<LinkFitKind> parse_link_fit(std::string_view name) {
+  if (name == "least-squares") return LinkFitKind::LeastSquares;
+  if (name == "two-segment") return LinkFitKind::TwoSegment;
+  return std::nullopt;
+}
+
+const char* to_string(LinkFitKind kind) { return kind == LinkFitKind::TwoSegment ? "two-segment" : "least-squares"; }
+
+void add_link_fit_option(CLI::App& command, LinkFitKind* kind) {
+  command
+      .add_option_function<std::string>(
+          "--link-fit",
+          [kind](const std::string& name) {
+            const auto parsed = parse_link_fit(name);
+            if (!parsed) throw CLI::ValidationError("--link-fit", "expected least-squares or two-segment, got " + name);
+            *kind = *parsed;
+          },
+          "how each link class is fitted: least-squares (latency, bandwidth and a per-piece overhead over every size) "
+          "or two-segment (--algo auto's: latency from the small sizes, bandwidth from the slope of the large ones)")
+      ->type_name("least-squares|two-segment")
+      ->default_str(to_string(*kind));
+}
+
+Calibration calibrate(const MeasuredRun& run, LinkFitKind fit_kind) {
   Calibration c;
   c.run = run;
+  c.fit_name = to_string(fit_kind);
   for (const auto& [link_class, samples] : run.links)
-    c.fits.push_back({link_class, samples, model::fit_link(samples, run.pipeline_bytes, link_class)});
+    c.fits.push_back({link_class, samples, fit_class(fit_kind, samples, run.pipeline_bytes, link_class)});
   const ClassFit* same = find_class(c.fits, "same host");
   const ClassFit* across = find_class(c.fits, "across hosts");
   if (!same)
@@ -53,8 +83,9 @@ Calibration calibrate(const MeasuredRun& run) {
 }
 
 std::string calibration_report(const Calibration& c) {
-  std::string out = fmt::format("# calibrated on run {} ({} ranks, {} host(s), {} core(s) per host, pipeline piece {} B)\n",
-                                c.run.run_id, c.run.world_size, c.run.hosts, c.run.cores_per_host, c.run.pipeline_bytes);
+  std::string out = fmt::format(
+      "# calibrated on run {} ({} ranks, {} host(s), {} core(s) per host, pipeline piece {} B), {} link fit\n",
+      c.run.run_id, c.run.world_size, c.run.hosts, c.run.cores_per_host, c.run.pipeline_bytes, c.fit_name);
   out += fmt::format("# one core      : reduce {:.3f} GB/s, copy {:.3f} GB/s ({} rank(s) per host share {} core(s))\n",
                      c.run.reduce_GBps, c.run.copy_GBps, c.machine.gpus_per_node, c.run.cores_per_host);
   for (const auto& f : c.fits) {

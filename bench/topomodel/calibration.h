@@ -5,8 +5,12 @@
 // (model/measured_machine.h). Fitted on the link test and the probes only, never on /results.
 // Also the two /model tables these commands write.
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "measured_run.h"
 #include "model/cluster.h"
@@ -23,12 +27,28 @@ struct ClassFit {
 
 struct Calibration {
   MeasuredRun run;
+  const char* fit_name = "";
   std::vector<ClassFit> fits;
   model::Cluster machine;
 };
 
+// How each link class is fitted (model/link_fit.h): least squares over every size, with a
+// per-piece overhead (fit_link), or the two segments `--algo auto` uses (fit_link_two_segment):
+// the latency from the small sizes, the bandwidth from the slope of the large ones. A shaper that
+// lets a burst through at wire speed (tbf) bends the middle sizes, which pull the least-squares
+// line but not the slope of the largest.
+// Two-segment by default: one fit for calibrate, predict and auto. On the two namespace hosts
+// (1 Gbit/s tbf between them) least squares gave 0.33-2.5 GB/s for a 0.12 GB/s link.
+enum class LinkFitKind { LeastSquares, TwoSegment };
+inline constexpr LinkFitKind kDefaultLinkFit = LinkFitKind::TwoSegment;
+// `least-squares` or `two-segment`; nullopt for anything else.
+std::optional<LinkFitKind> parse_link_fit(std::string_view name);
+const char* to_string(LinkFitKind kind);
+// Adds `--link-fit` (calibrate's and predict's flag) to a command, writing into *kind.
+void add_link_fit_option(CLI::App& command, LinkFitKind* kind);
+
 // InputError when the run has no same-host link test (one rank per host) or no probes.
-Calibration calibrate(const MeasuredRun& run);
+Calibration calibrate(const MeasuredRun& run, LinkFitKind fit_kind = kDefaultLinkFit);
 
 // The fit per class and every point's residual, '#'-prefixed like ringbench's report.
 std::string calibration_report(const Calibration& calibration);

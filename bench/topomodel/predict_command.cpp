@@ -26,6 +26,7 @@ struct PredictOptions {
   std::string machine;
   bool ignore_load = false;
   bool row_link = false;
+  LinkFitKind link_fit = kDefaultLinkFit;
 };
 
 struct Predicted {
@@ -108,7 +109,7 @@ void print_summary(const std::vector<Prediction>& rows) {
 
 model::Cluster machine_for(const PredictOptions& options, const MeasuredRun& run) {
   if (!options.machine.empty()) return model::load_cluster_file(options.machine);
-  const Calibration calibration = calibrate(run);
+  const Calibration calibration = calibrate(run, options.link_fit);
   fmt::print("{}", calibration_report(calibration));
   return calibration.machine;
 }
@@ -124,6 +125,7 @@ void add_predict_command(CLI::App& app, Context& context) {
   command->add_option("--run", options->run, "run id whose rows to predict (default: the newest run with a link test)");
   command->add_option("--machine", options->machine,
                       "machine file from `topomodel calibrate` (default: calibrate on the run's own link test and probes)");
+  add_link_fit_option(*command, &options->link_fit);
   command->add_flag("--ignore-load", options->ignore_load,
                     "price every row on all of the host's cores (default: less the share other processes took during "
                     "the row, which ringbench records)");

@@ -51,6 +51,9 @@ TEST_F(CalibratePredict, RingbenchThenCalibrateThenPredict) {
   auto calibrate = run_command(topomodel("calibrate " + file.string() + " -o " + machine.string()), (dir_ / "cal").string());
   ASSERT_EQ(calibrate.exit_code, 0) << calibrate.out << calibrate.err;
   EXPECT_NE(calibrate.out.find("# same host"), std::string::npos) << calibrate.out;
+  // The default fit is auto's two segments: no per-piece overhead.
+  EXPECT_NE(calibrate.out.find("two-segment link fit"), std::string::npos) << calibrate.out;
+  EXPECT_NE(calibrate.out.find("overhead 0.00 us per piece"), std::string::npos) << calibrate.out;
   const auto calibration = results::read_table(file, "/model/calibration");
   EXPECT_EQ(calibration.rows.size(), 6u) << "one class, six link-test sizes";
   for (const auto& row : calibration.rows) EXPECT_TRUE(std::isfinite(number(calibration, row, "residual")));
@@ -92,6 +95,12 @@ TEST_F(CalibratePredict, RingbenchThenCalibrateThenPredict) {
   auto row_link = run_command(topomodel("predict --row-link " + file.string()), (dir_ / "pr3").string());
   ASSERT_EQ(row_link.exit_code, 0) << row_link.out << row_link.err;
   EXPECT_EQ(results::read_table(file, "/model/predictions").rows.size(), 3 * ours);
+
+  // --link-fit least-squares fits the three terms instead, and predicts the same rows once more.
+  auto least_squares = run_command(topomodel("predict --link-fit least-squares " + file.string()), (dir_ / "pr4").string());
+  ASSERT_EQ(least_squares.exit_code, 0) << least_squares.out << least_squares.err;
+  EXPECT_NE(least_squares.out.find("least-squares link fit"), std::string::npos) << least_squares.out;
+  EXPECT_EQ(results::read_table(file, "/model/predictions").rows.size(), 4 * ours);
 }
 
 TEST_F(CalibratePredict, BadInputIsOneLineAndExit2) {
@@ -99,6 +108,12 @@ TEST_F(CalibratePredict, BadInputIsOneLineAndExit2) {
                              (dir_ / "bad").string());
   EXPECT_EQ(missing.exit_code, 2) << missing.out << missing.err;
   EXPECT_NE(missing.err.find("none.h5"), std::string::npos) << missing.err;
+  EXPECT_FALSE(fs::exists(dir_ / "m.json"));
+  auto bad_fit = run_command(topomodel("calibrate " + (dir_ / "none.h5").string() + " --link-fit cubic -o " +
+                                       (dir_ / "m.json").string()),
+                             (dir_ / "bad-fit").string());
+  EXPECT_EQ(bad_fit.exit_code, 2) << bad_fit.out << bad_fit.err;
+  EXPECT_EQ(bad_fit.err, "topomodel: error: --link-fit: expected least-squares or two-segment, got cubic\n");
   EXPECT_FALSE(fs::exists(dir_ / "m.json"));
 }
 
