@@ -4,28 +4,14 @@
 
 #include <algorithm>
 
+#include "attention_core.h"
+#include "kernel_time.h"
+
 namespace ringbench::model {
 namespace {
 
-// A forward GEMM (m, n, k) and its two backward GEMMs, `count` times.
-struct GemmTimes {
-  double forward_us = 0, backward_us = 0;
-};
-
-GemmTimes gemm_with_backward(const GemmGpu& gpu, double m, double n, double k, double count = 1, double batch = 1) {
-  GemmTimes t;
-  t.forward_us = count * estimate_batched_gemm(gpu, batch, m, n, k).time_us;
-  t.backward_us = count * (estimate_batched_gemm(gpu, batch, m, k, n).time_us +
-                           estimate_batched_gemm(gpu, batch, k, n, m).time_us);
-  return t;
-}
-
 // Forward + backward + the forward again when it is recomputed.
 double total(const GemmTimes& t, bool recomputed) { return t.forward_us * (recomputed ? 2 : 1) + t.backward_us; }
-
-double hbm_us(const GemmGpu& gpu, double bytes, double kernels) {
-  return bytes / gpu.achievable_hbm_Bps() * 1e6 + kernels * kKernelOverheadUs;
-}
 
 struct Dims {
   double b, s, tokens, h, f, kv, heads, head_dim, tp;
@@ -66,14 +52,8 @@ double attention_us(const GemmGpu& gpu, const Transformer& m, const Dims& d, con
     const double forward = attention_time_us(gpu, heads, m.sequence, d.head_dim, true) / p[Dim::CP];
     return forward * ((recomputed ? 2 : 1) + kFlashBackwardRatio);
   }
-  const double sq = d.s, sk = m.sequence;
-  const GemmTimes qk = gemm_with_backward(gpu, sq, sk, d.head_dim, 1, heads);
-  const GemmTimes pv = gemm_with_backward(gpu, sq, d.head_dim, sk, 1, heads);
-  const double scores = heads * sq * sk;
-  const double dropout_bytes = m.dropout ? 5.0 : 0.0;
-  const double forward_ew = hbm_us(gpu, scores * (4.0 + dropout_bytes), m.dropout ? 2 : 1);
-  const double backward_ew = hbm_us(gpu, scores * (6.0 + dropout_bytes), m.dropout ? 2 : 1);
-  return total(qk, recomputed) + total(pv, recomputed) + forward_ew * (recomputed ? 2 : 1) + backward_ew;
+  const AttentionCoreTimes core = unfused_attention_core(gpu, heads, d.s, m.sequence, d.head_dim, m.dropout);
+  return core.forward_us * (recomputed ? 2 : 1) + core.backward_us;
 }
 
 double elementwise_us(const GemmGpu& gpu, const Transformer& m, const Dims& d, bool sequence_parallel,

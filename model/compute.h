@@ -15,10 +15,9 @@
 //   attention flash: attention_time_us (gemm.h: tiled, wave-quantized, checked on the measured
 //             H200 kernels); its backward costs kFlashBackwardRatio forwards (FlashAttention-2
 //             does 5 matrix products to the forward's 2: Dao 2023, arXiv:2307.08691), unchecked.
-//             Without flash (Megatron-LM 2021): batched GEMMs QK^T (b a/tp, s/cp, s, d) and PV
-//             (b a/tp, s/cp, d, s), each with its two backward GEMMs, and the fused scale-mask-
-//             softmax (reads and writes 2 bytes per score) and dropout (2 + 2 + a 1-byte mask) over
-//             the b a/tp s/cp s scores; their backward moves 6 and 5 bytes per score.
+//             Without flash (Megatron-LM 2021): the unfused core over b a/tp heads of s/cp x s
+//             scores (attention_core.h: batched GEMMs, softmax and dropout, at the fraction of
+//             the streaming rate solved on Megatron's published attention timings).
 //   elementwise  HBM-bound: bytes moved / HBM bandwidth + kKernelOverheadUs per kernel. Forward,
 //             per token: 2 norms (read + write h), 2 residual adds (read 2h, write h), dropout
 //             masks (1 byte x h, twice, with dropout), the MLP activation (GeLU reads and writes

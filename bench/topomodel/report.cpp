@@ -105,6 +105,29 @@ double median_abs_error(const std::vector<model::GemmCheck>& checks, const std::
 
 }  // namespace
 
+void print_attention_core_validation(const std::vector<model::AttentionCoreCheck>& checks) {
+  fmt::print("# Megatron-LM's unfused attention core (model/attention_core.h: batched GEMMs, softmax, dropout)\n");
+  fmt::print("# against its published timings; its kernels' share of the streaming HBM rate is fitted on one row.\n#\n");
+  fmt::print("# {:>6} {:<8} {:<9} {:<8} {:>10} {:>9} {:>8}\n", "tokens", "dropout", "pass", "role", "published", "model",
+             "error");
+  fmt::print("# {:>6} {:<8} {:<9} {:<8} {:>10} {:>9} {:>8}\n", "", "", "", "", "(ms)", "(ms)", "(%)");
+  std::vector<double> errors;
+  for (const auto& c : checks) {
+    const bool fitted = c.role == model::GemmRole::Fitted;
+    fmt::print("  {:>6} {:<8} {:<9} {:<8} {:>10.2f} {:>9.2f} {:>+8.1f}\n", c.tokens, c.dropout ? "0.1" : "none", c.pass,
+               fitted ? "fitted" : "checked", c.published_ms, c.model_ms, 100 * c.error);
+    if (!fitted) errors.push_back(std::abs(c.error));
+  }
+  std::sort(errors.begin(), errors.end());
+  const double median = errors.empty() ? 0.0
+                        : errors.size() % 2 ? errors[errors.size() / 2]
+                                            : 0.5 * (errors[errors.size() / 2 - 1] + errors[errors.size() / 2]);
+  fmt::print("# unfused attention core: median |error| {:.1f}%, worst {:.1f}% ({} checked); its kernels reach {:.3f} of\n",
+             100 * median, 100 * (errors.empty() ? 0.0 : errors.back()), errors.size(),
+             model::attention_core_efficiency(model::gemm_gpu("A100")));
+  fmt::print("# the A100's streaming rate\n# source: {}\n#\n", model::attention_core_source());
+}
+
 void print_gemm_validation(const std::vector<model::GemmCheck>& checks,
                            const std::vector<model::ShapeClassError>& h200) {
   fmt::print("#\n# The GEMM model (model/gemm.h: tile and wave quantization over the SMs, HBM roofline) against\n");
@@ -157,9 +180,13 @@ void print_workload_lines(const model::Transformer& m, const model::TrainingConf
              c.virtual_stages);
   const model::GemmGpu g = model::gemm_gpu(cluster.gpu);
   fmt::print("# compute   {} from shapes: {} SMs, {:g} TFLOP/s peak, GEMM mainloop {:.3f} and attention {:.3f} of it "
-             "(solved on kernel benchmarks, `topomodel validate`), {:g} GB/s HBM ({:.0f}% reached); {:.1f} GB, {:.0f}% usable\n",
+             "(solved on kernel benchmarks, `topomodel validate`), {:g} GB/s HBM ({:.0f}% reached{}); {:.1f} GB, {:.0f}% usable\n",
              gpu.name, g.sms, g.peak_tflops, g.mainloop_efficiency, model::attention_efficiency(g), g.hbm_GBps,
-             100 * g.hbm_efficiency, gpu.memory_GB, 100 * c.usable_memory_fraction);
+             100 * g.hbm_efficiency,
+             m.flash_attention ? std::string()
+                               : fmt::format(", {:.0f}% of that by the unfused attention core",
+                                             100 * model::attention_core_efficiency(g)),
+             gpu.memory_GB, 100 * c.usable_memory_fraction);
   fmt::print("# memory    ZeRO stage {} over dp x cp x ep; stages {}\n", model::sharding_stage(c),
              c.stage_layers.empty() && c.lighter_edge_stages == 0
                  ? std::string("even")

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "model/attention_core.h"
 #include "model/cluster.h"
 #include "model/collective_cost.h"
 #include "model/failures.h"
@@ -35,6 +36,8 @@ void print_goodput_table(const std::vector<std::pair<double, double>>& rows, dou
 // The GEMM model against published A100 GEMMs and the measured H200 data (model/gemm.h).
 void print_gemm_validation(const std::vector<model::GemmCheck>& checks,
                            const std::vector<model::ShapeClassError>& h200);
+// Megatron's unfused attention core against its published A100 timings (model/attention_core.h).
+void print_attention_core_validation(const std::vector<model::AttentionCoreCheck>& checks);
 void print_run_validation(const std::vector<model::RunRow>& runs, const std::vector<model::RankingRow>& rankings,
                           const model::TrendRow& trend);
 

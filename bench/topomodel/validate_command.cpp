@@ -34,6 +34,7 @@ void add_validate_command(CLI::App& app, Context& context) {
                std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.role == model::CaseRole::Checked; }),
                failed, 100 * model::kCheckTolerance);
     print_gemm_validation(model::gemm_checks(), model::h200_error_by_class());
+    print_attention_core_validation(model::attention_core_checks());
     print_run_validation(runs, rankings, trend);
     fmt::print("#\n# Negative memory check (must NOT fit): {}: {:.1f} GB of {:.1f} usable: {} ({})\n", negative.name,
                negative.memory.total_GB, negative.memory.usable_GB, negative.pass() ? "ok, does not fit" : "OFF, fits",

@@ -230,8 +230,7 @@ TEST(Topomodel, StepFailuresAndModelSweepRun) {
 }
 
 // validate's exit status says whether any checked case is off (marked OFF in its table): 1 then,
-// 0 when every one holds. Today some are (the small Table 1 runs, the size trend, Llama 3's
-// memory without its published micro-batch rounds), and the model reports them.
+// 0 when every one holds, as today (the size trend was the last one off).
 TEST(Topomodel, ValidateExitStatusSaysWhetherACheckIsOffAndPrintsTheTable) {
   const Outcome r = run("validate");
   EXPECT_EQ(r.status, r.out.find("OFF") != std::string::npos ? 1 : 0) << r.out;
