@@ -9,12 +9,13 @@
 #
 # --diagnose: for each fall found, the two sizes again under settings that tell the suspects apart
 # (docs/performance.md, "The N = 16 cliff"): as measured, --spin 0 (sleep at once), --spin 1000
-# (never sleep within a step), --slice 512K, --pipeline 64K, --sockbuf 4M (no autotuned window);
-# each with -f's context switches and CPU per call. Launcher: mpirun where it exists (with --oversubscribe beyond the cores, and a
-# warning: a cliff is only meaningful with a core per rank), else build/devbundle/run.sh, the
-# file-bootstrap bundle for the accelerator machine (../shared/tools/device-bundle.sh). Parses
-# ringbench's --format csv, so it needs only python3, not h5py. Files go to DIR (default
-# cliff-check/): DIR/nN.repR.csv, DIR/diagnose.txt.
+# (never sleep within a step), --slice 512K, --pipeline 64K, and fixed socket buffers, large and
+# small (--sockbuf 4M and 256K; docs/performance.md, "N = 2 at 1-4 MiB"), each with -f's context
+# switches and CPU per call. Launcher (unless --launcher says): mpirun where it exists (with
+# --oversubscribe beyond the cores, and a warning: a cliff is only meaningful with a core per
+# rank), else build/devbundle/run.sh, the file-bootstrap bundle for the accelerator machine
+# (../shared/tools/device-bundle.sh). Parses ringbench's --format csv, so it needs only python3,
+# not h5py. Files go to DIR (default cliff-check/): DIR/nN.repR.csv, DIR/diagnose.txt.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -93,7 +94,7 @@ cat "$dir/falls.txt"
 if [ "$diagnose" = 1 ] && [ "$verdict" = 1 ]; then
   : > "$dir/diagnose.txt"
   grep '^fall ' "$dir/falls.txt" | while read -r _ n small large; do
-    for setting in "" "--spin 0" "--spin 1000" "--slice 512K" "--pipeline 64K" "--sockbuf 4M"; do
+    for setting in "" "--spin 0" "--spin 1000" "--slice 512K" "--pipeline 64K" "--sockbuf 4M" "--sockbuf 256K"; do
       # shellcheck disable=SC2086
       run "$n" "$dir/diagnose.csv" --sizes "$small,$large" -f $setting
       python3 "$here/cliff_report.py" --rows "$dir/diagnose.csv" "N=$n ${setting:-as measured}" >> "$dir/diagnose.txt"
