@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/median.h"
 #include "model/units.h"
 #include "sizes.h"
 
@@ -118,12 +119,10 @@ void print_attention_core_validation(const std::vector<model::AttentionCoreCheck
                fitted ? "fitted" : "checked", c.published_ms, c.model_ms, 100 * c.error);
     if (!fitted) errors.push_back(std::abs(c.error));
   }
-  std::sort(errors.begin(), errors.end());
-  const double median = errors.empty() ? 0.0
-                        : errors.size() % 2 ? errors[errors.size() / 2]
-                                            : 0.5 * (errors[errors.size() / 2 - 1] + errors[errors.size() / 2]);
+  const double median = errors.empty() ? 0.0 : model::median(errors);
+  const double worst = errors.empty() ? 0.0 : *std::max_element(errors.begin(), errors.end());
   fmt::print("# unfused attention core: median |error| {:.1f}%, worst {:.1f}% ({} checked); its kernels reach {:.3f} of\n",
-             100 * median, 100 * (errors.empty() ? 0.0 : errors.back()), errors.size(),
+             100 * median, 100 * worst, errors.size(),
              model::attention_core_efficiency(model::gemm_gpu("A100")));
   fmt::print("# the A100's streaming rate\n# source: {}\n#\n", model::attention_core_source());
 }
