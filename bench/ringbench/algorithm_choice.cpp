@@ -126,7 +126,7 @@ std::vector<double> price_candidates(const std::vector<const Algorithm*>& candid
 }
 
 std::vector<size_t> contenders(const std::vector<const Algorithm*>& candidates, std::span<const double> predicted_us,
-                               uint64_t bytes) {
+                               uint64_t bytes, double max_seconds) {
   std::vector<size_t> order;
   if (predicted_us.empty()) {
     for (size_t i = 0; i < candidates.size(); ++i)
@@ -137,9 +137,11 @@ std::vector<size_t> contenders(const std::vector<const Algorithm*>& candidates, 
     if (std::isfinite(predicted_us[i]) && may_pick(*candidates[i], bytes)) order.push_back(i);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return predicted_us[a] < predicted_us[b]; });
   // Every candidate priced within the close ratio of the cheapest races it: the model cannot tell
-  // them apart on this machine, so the wire does.
+  // them apart on this machine, so the wire does. So does one the wire rules out cheaply.
+  const double cheap_us = RacePolicy::kCheapShareOfMaxTime * max_seconds * 1e6 /
+                          (RacePolicy::kMinTurns * RacePolicy::kCallsPerTurn);
   const auto beyond = std::find_if(order.begin(), order.end(), [&](size_t i) {
-    return predicted_us[i] > RacePolicy::kCloseRatio * predicted_us[order.front()];
+    return predicted_us[i] > std::max(RacePolicy::kCloseRatio * predicted_us[order.front()], cheap_us);
   });
   order.erase(beyond, order.end());
   return order;

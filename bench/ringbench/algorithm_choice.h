@@ -48,6 +48,12 @@ struct RacePolicy {
   // (scripts/predict-check.sh, quiet 2-core Xeon, 135 pairs: docs/algorithms.md): a call closer
   // than this is the wire's to make.
   static constexpr double kCloseRatio = 1.5;
+  // A candidate priced beyond the close ratio races too when ruling it out is cheap: its first
+  // kMinTurns turns, at its price, cost at most this share of the size's --max-time. The model's
+  // prices are least sure where calls are short (per-step costs of a few us, a machine whose
+  // state moves between runs: docs/algorithms.md), and there a race of every candidate costs
+  // milliseconds; at large sizes, where one call is tens of ms, the close ratio alone decides.
+  static constexpr double kCheapShareOfMaxTime = 0.1;
   static constexpr int kMinTurns = 3;
   static constexpr int kMaxTurns = 25;
   static constexpr int kCallsPerTurn = 4;
@@ -73,9 +79,11 @@ std::vector<double> price_candidates(const std::vector<const Algorithm*>& candid
                                      uint64_t piece_bytes);
 
 // Indices into `candidates` of those auto runs at `bytes`, cheapest first: with prices, the
-// cheapest and every other priced within RacePolicy::kCloseRatio of it; without (empty
-// `predicted_us`), every candidate auto may pick. Never empty when some candidate may be picked.
+// cheapest, every other priced within RacePolicy::kCloseRatio of it, and every other whose
+// ruling out costs at most RacePolicy::kCheapShareOfMaxTime of `max_seconds` (0: no time budget,
+// so the ratio alone); without (empty `predicted_us`), every candidate auto may pick. Never empty
+// when some candidate may be picked.
 std::vector<size_t> contenders(const std::vector<const Algorithm*>& candidates, std::span<const double> predicted_us,
-                               uint64_t bytes);
+                               uint64_t bytes, double max_seconds);
 
 }  // namespace ringbench

@@ -250,11 +250,11 @@ void Sweep::print_auto_machine() const {
   if (m.machine)
     fmt::print(report_.human(), "#\n# auto model   : {} (two-segment fit of this run's link test, {}-{}){}, one core reduces "
                "{:.2f} GB/s and copies {:.2f} GB/s; the model prices each candidate's plan; those priced within "
-               "{:.0f}% of the cheapest race it in turns of {} calls for {}-{} turns or --max-time, and the lowest "
-               "median is picked\n",
+               "{:.0f}% of the cheapest, or whose first {} turns fit {:.0f}% of --max-time, race it in turns of {} calls "
+               "for {}-{} turns or --max-time, and the lowest median is picked\n",
                links, format_byte_size(sizes.front()), format_byte_size(sizes.back()), exchanges, m.reduce_GBps, m.copy_GBps,
-               (RacePolicy::kCloseRatio - 1) * 100, RacePolicy::kCallsPerTurn, RacePolicy::kMinTurns,
-               RacePolicy::kMaxTurns);
+               (RacePolicy::kCloseRatio - 1) * 100, RacePolicy::kMinTurns, RacePolicy::kCheapShareOfMaxTime * 100,
+               RacePolicy::kCallsPerTurn, RacePolicy::kMinTurns, RacePolicy::kMaxTurns);
   else
     fmt::print(report_.human(), "#\n# auto model   : none ({}); every candidate races in turns of {} calls for {}-{} "
                "turns or --max-time, and the lowest median is picked\n",
@@ -283,7 +283,7 @@ const Algorithm& Sweep::auto_pick(Collective collective, uint64_t bytes) {
     if (auto_machine_->machine)
       predicted_us = price_candidates(candidates, *auto_machine_->machine, hosts_of_ranks_, bytes / esize_, esize_,
                                       options_.root, comm_.pipeline_piece(esize_));
-    proposed = contenders(candidates, predicted_us, bytes);
+    proposed = contenders(candidates, predicted_us, bytes, options_.max_seconds_per_size);
   }
   const std::string_view without_prices = root_ ? std::string_view(auto_machine_->why) : "rank 0 prices";
   const std::vector<size_t> raced = agree_on_standings(proposed, candidates.size());

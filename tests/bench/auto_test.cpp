@@ -75,10 +75,10 @@ TEST(AutoChoice, NaiveIsNeverAContenderAbove64KiB) {
   for (uint64_t bytes : {(uint64_t{64} << 10) + 4, uint64_t{1} << 20, uint64_t{64} << 20}) {
     const auto prices = price_candidates(candidates, slow_steps, hosts, bytes / 4, 4, 0, 256 << 10);
     EXPECT_TRUE(std::isinf(prices[naive])) << bytes;
-    const auto picked = contenders(candidates, prices, bytes);
+    const auto picked = contenders(candidates, prices, bytes, 0.0);
     ASSERT_FALSE(picked.empty()) << bytes;
     for (size_t i : picked) EXPECT_NE(i, naive) << bytes;
-    const auto unpriced = contenders(candidates, {}, bytes);
+    const auto unpriced = contenders(candidates, {}, bytes, 0.0);
     EXPECT_EQ(std::count(unpriced.begin(), unpriced.end(), naive), 0) << bytes;
   }
 }
@@ -108,11 +108,31 @@ TEST(AutoChoice, ContendersAreTheCheapestAndEveryoneClose) {
   std::vector<double> prices(candidates.size(), inf);
   prices[0] = 300, prices[1] = 100, prices[2] = 100 * RacePolicy::kCloseRatio * 0.99;
   prices[3] = 100 * RacePolicy::kCloseRatio * 0.98;
-  EXPECT_EQ(contenders(candidates, prices, 1 << 10), (std::vector<size_t>{1, 3, 2}));  // naive may be one
+  EXPECT_EQ(contenders(candidates, prices, 1 << 10, 0.0), (std::vector<size_t>{1, 3, 2}));  // naive may be one
   prices[2] = 100 * RacePolicy::kCloseRatio * 1.01;
-  EXPECT_EQ(contenders(candidates, prices, 1 << 10), (std::vector<size_t>{1, 3}));
+  EXPECT_EQ(contenders(candidates, prices, 1 << 10, 0.0), (std::vector<size_t>{1, 3}));
   prices[3] = 100 * RacePolicy::kCloseRatio * 1.02;
-  EXPECT_EQ(contenders(candidates, prices, 1 << 10), (std::vector<size_t>{1}));
+  EXPECT_EQ(contenders(candidates, prices, 1 << 10, 0.0), (std::vector<size_t>{1}));
+}
+
+// Beyond the close ratio, a candidate races when its first turns cost little of --max-time: at 64
+// KiB on a 16-core machine (2026-12-04) the model priced rhd out of N = 4's race, and it was 24%
+// faster than the pick. A price above the budget, or no budget (max_seconds 0), leaves the ratio alone.
+TEST(AutoChoice, CandidatesCheapToRuleOutRaceToo) {
+  const auto candidates = allreduce_algorithms();
+  ASSERT_GE(candidates.size(), 4u);
+  const double inf = std::numeric_limits<double>::infinity();
+  const double max_seconds = 1.0;
+  const double cheap_us = RacePolicy::kCheapShareOfMaxTime * max_seconds * 1e6 /
+                          (RacePolicy::kMinTurns * RacePolicy::kCallsPerTurn);
+  std::vector<double> prices(candidates.size(), inf);
+  prices[1] = 100, prices[2] = cheap_us * 0.99, prices[3] = cheap_us * 1.01;
+  ASSERT_GT(prices[2], 100 * RacePolicy::kCloseRatio);
+  EXPECT_EQ(contenders(candidates, prices, 1 << 10, max_seconds), (std::vector<size_t>{1, 2}));
+  EXPECT_EQ(contenders(candidates, prices, 1 << 10, 0.0), (std::vector<size_t>{1}));
+  // Where the cheapest alone exceeds the budget, the ratio decides as before.
+  prices[1] = cheap_us * 2, prices[2] = cheap_us * 2 * RacePolicy::kCloseRatio * 1.01, prices[3] = cheap_us * 2.5;
+  EXPECT_EQ(contenders(candidates, prices, 1 << 10, max_seconds), (std::vector<size_t>{1, 3}));
 }
 
 }  // namespace
