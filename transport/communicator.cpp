@@ -153,7 +153,10 @@ size_t Communicator::write_slice_bytes() const {
 }
 
 std::chrono::microseconds Communicator::spin() const {
-  return options_.fault_hook ? std::chrono::microseconds{0} : options_.spin;
+  if (options_.fault_hook) return std::chrono::microseconds{0};
+  if (options_.spin) return *options_.spin;
+  const bool owner_computes = progress_ && progress_->on_this_thread();
+  return ranks_exceed_cores_ || owner_computes ? TransportOptions::kSharedCoreSpin : TransportOptions::kOwnCoreSpin;
 }
 
 std::span<std::byte> Communicator::scratch(size_t bytes) {

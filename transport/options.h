@@ -28,8 +28,16 @@ struct TransportOptions {
   size_t socket_buffer_bytes = 0;
   // How long a stalled progress loop keeps retrying before it sleeps in poll(). Spinning saves the
   // 25-30 us a wake-up costs per hop; with more ranks on the host than cores it yields the core
-  // at each retry instead of holding it. Zero sleeps at once.
-  std::chrono::microseconds spin{50};
+  // at each retry instead of holding it. Zero sleeps at once. Unset (--spin auto, the default),
+  // Communicator::spin() chooses by whether the rank has a core to itself:
+  //  - yes, in a blocking call: kOwnCoreSpin. A ring's wake-ups add up along its 2(N-1) steps,
+  //    each hop waiting on the one before: at N = 16 on 16 cores (Intel Xeon VM, 2026-12-04) a
+  //    50 us spin slept 29-52 times per call and made 512 KiB-2 MiB 2.0-2.9x slower than 1 ms
+  //    did, for the same CPU per GB (docs/performance.md, "The N = 16 cliff");
+  //  - no, or on the progress thread (whose owner computes on the same core): kSharedCoreSpin.
+  std::optional<std::chrono::microseconds> spin;
+  static constexpr std::chrono::microseconds kOwnCoreSpin{1000};
+  static constexpr std::chrono::microseconds kSharedCoreSpin{50};
   // Received bytes are handed to a reduction in pieces of at least this many bytes, so reducing
   // one piece overlaps receiving the next.
   size_t pipeline_bytes = 256 * 1024;

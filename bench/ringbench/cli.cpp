@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -41,12 +42,11 @@ struct BadValue {
 // the way a user types them, so --help shows the defaults that bench_options.h and
 // TransportOptions define, and nothing here repeats them.
 struct TypedValues {
-  std::string sizes, dtype, op, data, timing, sockbuf, pipeline, slice, placement, format, on_failure;
+  std::string sizes, dtype, op, data, timing, sockbuf, pipeline, slice, spin, placement, format, on_failure;
   std::string workload, grad_bytes, bucket_bytes;  // --workload ddp's
   std::vector<std::string> size_list;
   std::vector<std::string> collectives, injects;
   double timeout_s = 0;
-  int64_t spin_us = 0;
   int streams = 1;
   int threads = 1;
   bool sizes_given = false;  // -m on the command line
@@ -65,7 +65,7 @@ TypedValues typed_defaults(const BenchOptions& options) {
   typed.sockbuf = format_byte_size(options.transport.socket_buffer_bytes);
   typed.pipeline = format_byte_size(options.transport.pipeline_bytes);
   typed.slice = options.transport.write_slice_bytes == 0 ? "auto" : format_byte_size(options.transport.write_slice_bytes);
-  typed.spin_us = options.transport.spin.count();
+  typed.spin = options.transport.spin ? std::to_string(options.transport.spin->count()) : "auto";
   typed.streams = options.transport.streams;
   typed.threads = options.transport.threads;
   for (Collective c : options.collectives) typed.collectives.emplace_back(to_string(c));
@@ -241,6 +241,10 @@ void add_transport_options(CLI::App& app, BenchOptions& options, TypedValues& ty
                  "suffixes")
       ->type_name("BYTES")
       ->capture_default_str();
+}
+
+// --slice, --spin, --streams and --threads: the progress loop's tuning (apply_tuning reads them).
+void add_tuning_options(CLI::App& app, TypedValues& typed) {
   app.add_option("--slice", typed.slice,
                  fmt::format("Most bytes one send() may take, K/M/G suffixes, {} to {}; auto: measured at start-up, the "
                              "fastest of {} for a ring all-reduce of the run's largest size (at most {}; below {}, {} "
@@ -252,10 +256,12 @@ void add_transport_options(CLI::App& app, BenchOptions& options, TypedValues& ty
                              format_byte_size(TransportOptions::kSharedCoreSlice)))
       ->type_name("BYTES|auto")
       ->capture_default_str();
-  app.add_option("--spin", typed.spin_us,
-                 fmt::format("Microseconds a stalled rank retries before it sleeps in poll(), 0 to {}; 0 sleeps at once",
-                             kMaxSpinUs))
-      ->type_name("US")
+  app.add_option("--spin", typed.spin,
+                 fmt::format("Microseconds a stalled rank retries before it sleeps in poll(), 0 to {}; 0 sleeps at once; "
+                             "auto: {} with a core for every rank on the host (a ring's wake-ups add up along its steps), "
+                             "else {} (yielding the core at each retry where ranks outnumber cores)",
+                             kMaxSpinUs, TransportOptions::kOwnCoreSpin.count(), TransportOptions::kSharedCoreSpin.count()))
+      ->type_name("US|auto")
       ->capture_default_str();
   app.add_option("--streams", typed.streams,
                  fmt::format("TCP connections to each peer, 1 to {}; each connection's bytes are striped over them in "
@@ -401,6 +407,16 @@ void apply_transport(const TypedValues& typed, TransportOptions& transport) {
   transport.pipeline_bytes = *piece;
 }
 
+// --spin: auto (unset: Communicator::spin() chooses) or whole microseconds from 0 to kMaxSpinUs.
+std::optional<std::chrono::microseconds> parse_spin(const std::string& text) {
+  if (text == "auto") return std::nullopt;
+  int64_t us = -1;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), us);
+  if (error != std::errc{} || end != text.data() + text.size() || us < 0 || us > kMaxSpinUs)
+    throw BadValue{fmt::format("--spin {}: expected auto or microseconds from 0 to {}", text, kMaxSpinUs)};
+  return std::chrono::microseconds(us);
+}
+
 // --slice, --spin, --streams and --threads: the progress loop's send slice and spin, the sockets
 // per peer and the threads that drive them.
 void apply_tuning(const TypedValues& typed, TransportOptions& transport) {
@@ -413,9 +429,7 @@ void apply_tuning(const TypedValues& typed, TransportOptions& transport) {
                                  format_byte_size(kMinSlice), format_byte_size(kMaxSlice))};
     transport.write_slice_bytes = *slice;
   }
-  if (typed.spin_us < 0 || typed.spin_us > kMaxSpinUs)
-    throw BadValue{fmt::format("--spin {}: expected microseconds from 0 to {}", typed.spin_us, kMaxSpinUs)};
-  transport.spin = std::chrono::microseconds(typed.spin_us);
+  transport.spin = parse_spin(typed.spin);
   if (typed.streams < 1 || typed.streams > TransportOptions::kMaxStreams)
     throw BadValue{fmt::format("--streams {}: expected 1 to {}", typed.streams, TransportOptions::kMaxStreams)};
   transport.streams = typed.streams;
@@ -545,6 +559,7 @@ ParsedCommandLine parse_command_line(int argc, char** argv, bool print) {
   add_collective_options(app, options, typed);
   add_run_options(app, options, typed);
   add_transport_options(app, options, typed);
+  add_tuning_options(app, typed);
   add_workload_options(app, options, typed);
 
   auto fail = [&](const std::string& message) {

@@ -463,7 +463,11 @@ TEST_F(RingbenchRun, RowsRecordTheTransportParametersTheyRanWith) {
     EXPECT_EQ(get<uint64_t>(results, i, "pipeline_bytes"), 64u << 10);
     const uint64_t slice = get<uint64_t>(results, i, "write_slice_bytes");
     EXPECT_TRUE(slice == TransportOptions::kOwnCoreSlice || slice == TransportOptions::kSharedCoreSlice) << slice;
-    EXPECT_EQ(get<double>(results, i, "spin_us"), 50.0) << "TransportOptions::spin's default";
+    // --spin auto and no probe (256K): slice and spin both follow whether each rank has a core.
+    const bool own_core = slice == TransportOptions::kOwnCoreSlice;
+    EXPECT_EQ(get<double>(results, i, "spin_us"),
+              static_cast<double>((own_core ? TransportOptions::kOwnCoreSpin : TransportOptions::kSharedCoreSpin).count()))
+        << "--spin auto";
     EXPECT_EQ(get<int64_t>(results, i, "streams"), 1);
     EXPECT_EQ(get<int64_t>(results, i, "threads"), 1);
   }
@@ -545,7 +549,8 @@ TEST_F(RingbenchRun, BadInputGetsOneLineNamingTheFlagAndExitCode2) {
       {"--workload ddp --algo mpi", "--algo mpi"}, {"--workload ddp --bucket-bytes 4M:1M", "--bucket-bytes"},
       {"--slice 100", "--slice 100"},        {"--slice 1G", "--slice 1G"},
       {"--slice sometimes", "--slice sometimes"}, {"--spin -1", "--spin -1"},
-      {"--spin 200000", "--spin 200000"},    {"--streams 0", "--streams 0"},
+      {"--spin 200000", "--spin 200000"},    {"--spin soon", "--spin soon"},
+      {"--streams 0", "--streams 0"},
       {"--streams 9", "--streams 9"},        {"--streams 2 --threads 3", "--threads 3"},
       {"--threads 0", "--threads 0"},
   };
