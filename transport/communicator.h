@@ -196,8 +196,9 @@ class Communicator {
 
   // The transport's tuning as it runs on this host, for the results' rows: the most bytes one
   // send() takes (options.write_slice_bytes, or the default chosen by ranks_exceed_cores()), and
-  // how long a stalled loop spins before it sleeps (options.spin; zero under a fault hook, whose
-  // tests are written against the unspun stall timing).
+  // how long a stalled loop on this thread spins before it sleeps (options.spin, or when unset
+  // kOwnCoreSpin with a core per rank outside the progress thread, else kSharedCoreSpin; zero
+  // under a fault hook, whose tests are written against the unspun stall timing).
   size_t write_slice_bytes() const;
   // Pins the slice from now on (0: back to the default). A sender's slice need not match its
   // peers'; ringbench's start-up probe (bench/ringbench/slice_probe.h) sets the same on every rank.
