@@ -138,8 +138,7 @@ std::vector<size_t> contenders(const std::vector<const Algorithm*>& candidates, 
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return predicted_us[a] < predicted_us[b]; });
   // Every candidate priced within the close ratio of the cheapest races it: the model cannot tell
   // them apart on this machine, so the wire does. So does one the wire rules out cheaply.
-  const double cheap_us = RacePolicy::kCheapShareOfMaxTime * max_seconds * 1e6 /
-                          (RacePolicy::kMinTurns * RacePolicy::kCallsPerTurn);
+  const double cheap_us = RacePolicy::cheap_to_rule_out_us(max_seconds);
   const auto beyond = std::find_if(order.begin(), order.end(), [&](size_t i) {
     return predicted_us[i] > std::max(RacePolicy::kCloseRatio * predicted_us[order.front()], cheap_us);
   });

@@ -57,6 +57,12 @@ struct RacePolicy {
   static constexpr int kMinTurns = 3;
   static constexpr int kMaxTurns = 25;
   static constexpr int kCallsPerTurn = 4;
+
+  // The most a candidate may be priced per call and still be cheap to rule out: its first
+  // kMinTurns turns within kCheapShareOfMaxTime of `max_seconds` (0 when there is no budget).
+  static constexpr double cheap_to_rule_out_us(double max_seconds) {
+    return kCheapShareOfMaxTime * max_seconds * 1e6 / (kMinTurns * kCallsPerTurn);
+  }
 };
 
 // The machine auto prices on, as rank 0 measured it.

@@ -53,7 +53,9 @@ std::string prices_text(const std::vector<const Algorithm*>& candidates, std::sp
 
 std::string race_text(const std::vector<const Algorithm*>& candidates, bool priced, std::string_view without_prices,
                       const std::vector<size_t>& raced, const std::vector<std::vector<double>>& calls_us) {
-  if (raced.size() < 2) return priced ? "no race (the next is priced beyond the close ratio and the cheap-race budget)" : "no race (one candidate)";
+  if (raced.size() < 2)
+    return priced ? "no race (the next is priced beyond the close ratio and the cheap-race budget)"
+                  : "no race (one candidate)";
   std::string names, medians;
   for (size_t i : raced) {
     names += fmt::format("{}{}", names.empty() ? "" : ", ", candidates[i]->name());
@@ -62,7 +64,8 @@ std::string race_text(const std::vector<const Algorithm*>& candidates, bool pric
                              stats::median(calls_us[i]), calls_us[i].size());
   }
   return fmt::format("raced {} ({}): {}", names,
-                     priced ? fmt::format("priced within {:.0f}% or cheap to rule out", (RacePolicy::kCloseRatio - 1) * 100)
+                     priced ? fmt::format("priced within {:.0f}% or cheap to rule out",
+                                          (RacePolicy::kCloseRatio - 1) * 100)
                             : std::string(without_prices),
                      medians.empty() ? "medians on rank 0 only" : "medians " + medians);
 }

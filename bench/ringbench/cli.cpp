@@ -257,10 +257,11 @@ void add_tuning_options(CLI::App& app, TypedValues& typed) {
       ->type_name("BYTES|auto")
       ->capture_default_str();
   app.add_option("--spin", typed.spin,
-                 fmt::format("Microseconds a stalled rank retries before it sleeps in poll(), 0 to {}; 0 sleeps at once; "
-                             "auto: {} with a core for every rank on the host (a ring's wake-ups add up along its steps), "
-                             "else {} (yielding the core at each retry where ranks outnumber cores)",
-                             kMaxSpinUs, TransportOptions::kOwnCoreSpin.count(), TransportOptions::kSharedCoreSpin.count()))
+                 fmt::format("Microseconds a stalled rank retries before it sleeps in poll(), 0 to {}; 0 sleeps at "
+                             "once; auto: {} with a core for every rank on the host (a ring's wake-ups add up along "
+                             "its steps), else {} (yielding the core at each retry where ranks outnumber cores)",
+                             kMaxSpinUs, TransportOptions::kOwnCoreSpin.count(),
+                             TransportOptions::kSharedCoreSpin.count()))
       ->type_name("US|auto")
       ->capture_default_str();
   app.add_option("--streams", typed.streams,

@@ -250,8 +250,8 @@ void Sweep::print_auto_machine() const {
   if (m.machine)
     fmt::print(report_.human(), "#\n# auto model   : {} (two-segment fit of this run's link test, {}-{}){}, one core reduces "
                "{:.2f} GB/s and copies {:.2f} GB/s; the model prices each candidate's plan; those priced within "
-               "{:.0f}% of the cheapest, or whose first {} turns fit {:.0f}% of --max-time, race it in turns of {} calls "
-               "for {}-{} turns or --max-time, and the lowest median is picked\n",
+               "{:.0f}% of the cheapest, or whose first {} turns fit {:.0f}% of --max-time, race it in turns of {} "
+               "calls for {}-{} turns or --max-time, and the lowest median is picked\n",
                links, format_byte_size(sizes.front()), format_byte_size(sizes.back()), exchanges, m.reduce_GBps, m.copy_GBps,
                (RacePolicy::kCloseRatio - 1) * 100, RacePolicy::kMinTurns, RacePolicy::kCheapShareOfMaxTime * 100,
                RacePolicy::kCallsPerTurn, RacePolicy::kMinTurns, RacePolicy::kMaxTurns);

@@ -123,8 +123,8 @@ TEST(AutoChoice, CandidatesCheapToRuleOutRaceToo) {
   ASSERT_GE(candidates.size(), 4u);
   const double inf = std::numeric_limits<double>::infinity();
   const double max_seconds = 1.0;
-  const double cheap_us = RacePolicy::kCheapShareOfMaxTime * max_seconds * 1e6 /
-                          (RacePolicy::kMinTurns * RacePolicy::kCallsPerTurn);
+  const double cheap_us = RacePolicy::cheap_to_rule_out_us(max_seconds);
+  ASSERT_GT(cheap_us, 0.0);
   std::vector<double> prices(candidates.size(), inf);
   prices[1] = 100, prices[2] = cheap_us * 0.99, prices[3] = cheap_us * 1.01;
   ASSERT_GT(prices[2], 100 * RacePolicy::kCloseRatio);

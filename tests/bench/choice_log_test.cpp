@@ -67,8 +67,8 @@ TEST_F(ChoiceLog, AutoPickShowsThePricesTheRaceAndThePick) {
     log_auto_pick(comm, 1 << 20, 4, candidates, prices, "rank 0 prices", {0, 1}, calls, 0);
   });
   EXPECT_NE(text.find(":0 ringbench INFO COLL auto at allreduce 1M (262144 x 4 B): the model priced ring 912.0 us, "
-                      "rhd 1004.0 us, tree 2210.0 us; raced ring, rhd (priced within 50% or cheap to rule out): medians ring 11.0 us over "
-                      "3 calls, rhd 20.5 us over 2 calls; picked ring"),
+                      "rhd 1004.0 us, tree 2210.0 us; raced ring, rhd (priced within 50% or cheap to rule out): "
+                      "medians ring 11.0 us over 3 calls, rhd 20.5 us over 2 calls; picked ring"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find(":1 ringbench INFO COLL auto at allreduce 1M (262144 x 4 B): no model prices (rank 0 prices); "
@@ -82,7 +82,9 @@ TEST_F(ChoiceLog, AutoPickWithoutARaceSaysWhy) {
     const std::vector<const Algorithm*> candidates{&algorithm("ring"), &algorithm("rhd")};
     log_auto_pick(comm, 1 << 20, 4, candidates, std::vector<double>{100, 200}, "", {1}, {}, 1);
   });
-  EXPECT_NE(text.find("no race (the next is priced beyond the close ratio and the cheap-race budget); picked rhd"), std::string::npos) << text;
+  EXPECT_NE(text.find("no race (the next is priced beyond the close ratio and the cheap-race budget); picked rhd"),
+            std::string::npos)
+      << text;
 }
 
 TEST_F(ChoiceLog, NothingWhenCollIsExcluded) {

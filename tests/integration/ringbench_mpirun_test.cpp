@@ -465,9 +465,8 @@ TEST_F(RingbenchRun, RowsRecordTheTransportParametersTheyRanWith) {
     EXPECT_TRUE(slice == TransportOptions::kOwnCoreSlice || slice == TransportOptions::kSharedCoreSlice) << slice;
     // --spin auto and no probe (256K): slice and spin both follow whether each rank has a core.
     const bool own_core = slice == TransportOptions::kOwnCoreSlice;
-    EXPECT_EQ(get<double>(results, i, "spin_us"),
-              static_cast<double>((own_core ? TransportOptions::kOwnCoreSpin : TransportOptions::kSharedCoreSpin).count()))
-        << "--spin auto";
+    const auto spin = own_core ? TransportOptions::kOwnCoreSpin : TransportOptions::kSharedCoreSpin;
+    EXPECT_EQ(get<double>(results, i, "spin_us"), static_cast<double>(spin.count())) << "--spin auto";
     EXPECT_EQ(get<int64_t>(results, i, "streams"), 1);
     EXPECT_EQ(get<int64_t>(results, i, "threads"), 1);
   }
