@@ -95,6 +95,10 @@ const std::vector<Case>& cases() {
          c.nics.per_node = 4;
          return busbw(c, Op::AllReduce, Algorithm::Ring, 16);
        }},
+      {"2 nodes x DGX A100, 8 HDR NICs per node, ring all-reduce", CaseRole::Checked, nullptr, "busbw",
+       "NVIDIA (AddyLaddy), on the 2-node ring against tree: on a DGX A100 with 8x 200 Gb/s IB cards "
+       "we measure 192 GB/s all-reduce busbw (NVIDIA/nccl#812)",
+       192.0, [](const Efficiency& e) { return busbw(with("dgx-a100", e, 2), Op::AllReduce, Algorithm::Ring, 16); }},
       {"8 B300 (NVLink5, as dgx-b200), ring all-reduce", CaseRole::Checked, nullptr, "busbw",
        "nccl-tests on 8x B300 with NVLS off: busbw 695 GB/s (NVIDIA/nccl#2140)", 695.0,
        [](const Efficiency& e) { return busbw(with("dgx-b200", e, 1), Op::AllReduce, Algorithm::Ring, 8); }},
