@@ -10,7 +10,8 @@
 # machine calibrated on that run's own link test and probes (never on its rows). Per collective,
 # algorithm, N and size, the median over the K runs of the measured and of the predicted times
 # give the error; the report prints, per algorithm, the median and 90th percentile of |error| at
-# 64 KiB and up (issue 15's targets: <= 10% and <= 25%), and the smaller sizes apart.
+# 64 KiB and up (issue 15's targets: <= 10% and <= 25%), and the smaller sizes apart. With 6 runs
+# or more it adds the machine's own floor: the first half of the runs' medians against the second's.
 # Defaults: N = 2 3 4, 3 runs, 64K:4M by factor 4, --max-time 0.5; --keep DIR keeps the files.
 # --two-hosts RATE: the two-host experiment instead. Two emulated hosts x 2 ranks (network
 # namespaces, scripts/two-node-mpirun.sh, removed again even on failure), the link between them

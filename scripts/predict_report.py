@@ -94,6 +94,36 @@ def report_run_by_run(table):
             print(f"  {name:<34} {0:>6}      n/a (fewer than 3 runs of every point)")
 
 
+def half_against_half(table):
+    """At 64 KiB and up, for points measured in at least 6 runs: the median of the first half of the
+    runs against the median of the second half, |second / first - 1|. That is the floor under the
+    target's statistic (a median over runs) on this machine: two halves of one experiment differ by
+    this much, so even a model that priced every point exactly would lie about 1/sqrt(2) of it from
+    the median of either half. Runs are taken in the order the table holds them."""
+    measured = defaultdict(list)
+    for row in table:
+        if int(row["bytes"]) >= TARGET_BYTES:
+            key = (decode(row["collective"]), decode(row["algorithm"]), int(row["world_size"]), int(row["bytes"]))
+            measured[key].append(float(row["measured_us"]))
+    differences = []
+    for times in measured.values():
+        if len(times) >= 6:
+            half = len(times) // 2
+            differences.append(abs(np.median(times[half:2 * half]) / np.median(times[:half]) - 1))
+    return np.array(differences)
+
+
+def report_half_against_half(table):
+    differences = half_against_half(table)
+    print("# the machine's floor, 64 KiB and up: the median of the first half of the runs against that of the")
+    print("# second half, for each point (a model exact at every point would lie about 1/sqrt(2) of this from either)")
+    if len(differences):
+        print(f"  {'half against half':<34} {len(differences):>6} {100 * np.median(differences):>7.1f}% "
+              f"{100 * np.percentile(differences, 90):>7.1f}%")
+    else:
+        print(f"  {'half against half':<34} {0:>6}      n/a (fewer than 6 runs of every point: --runs 6)")
+
+
 def hierarchical_against_ring(points):
     """Per (N, size) with both all-reduces: ring time / hierarchical time, measured and predicted,
     and whether the model names the same winner (issue 15's two-host test: hierarchical must beat
@@ -129,6 +159,7 @@ def main(path):
     report(points, "64 KiB and up (targets: median <= 10%, p90 <= 25%)", lambda size: size >= TARGET_BYTES)
     report_by_ranks(points)
     report_run_by_run(table)
+    report_half_against_half(table)
     report(points, "below 64 KiB (no target)", lambda size: size < TARGET_BYTES)
     report_hierarchical_against_ring(points)
     print("# per point: collective algorithm N bytes measured_us predicted_us error")

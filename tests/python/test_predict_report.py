@@ -72,3 +72,23 @@ def test_run_by_run_sets_the_model_beside_the_machines_own_reproducibility(tmp_p
     section = out[out.index("run by run"):out.index("below 64 KiB")]
     assert "the model" in section and "10.0%" in section
     assert "the other runs' median" in section and "20.8%" in section
+
+
+def test_half_against_half_is_the_floor_under_a_median_over_runs(tmp_path, capsys):
+    # Six runs of one point: the first half 100, 110, 90 (median 100), the second 120, 115, 125
+    # (120): 20%. A seventh run is left out (halves of 3). Five runs of another point, and a small
+    # size, give none.
+    rows = [("allreduce", "ring", 4, 1 << 20, m, m) for m in (100, 110, 90, 120, 115, 125, 1000)]
+    rows += [("allreduce", "tree", 4, 1 << 20, m, m) for m in (1, 2, 3, 4, 5)]
+    rows += [("allreduce", "ring", 4, 1024, m, m) for m in (1, 2, 3, 4, 5, 6)]
+    with h5py.File(write(tmp_path / "p.h5", rows), "r") as f:
+        assert np.round(pr.half_against_half(f["model/predictions"][:]), 6).tolist() == [0.2]
+    pr.main(str(tmp_path / "p.h5"))
+    out = capsys.readouterr().out
+    section = out[out.index("the machine's floor"):out.index("below 64 KiB")]
+    assert "half against half" in section and "20.0%" in section
+
+
+def test_half_against_half_says_how_to_get_it_with_too_few_runs(tmp_path, capsys):
+    pr.main(write(tmp_path / "p.h5", [("allreduce", "ring", 4, 1 << 20, m, m) for m in (1, 2, 3)]))
+    assert "fewer than 6 runs of every point: --runs 6" in capsys.readouterr().out
