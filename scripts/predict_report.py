@@ -18,10 +18,24 @@ def decode(value):
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+def point_key(row):
+    """A point: (collective, algorithm, N, bytes)."""
+    return decode(row["collective"]), decode(row["algorithm"]), int(row["world_size"]), int(row["bytes"])
+
+
+def measured_by_point(table):
+    """At 64 KiB and up, each point's measured times, one per run, in the order the table holds them."""
+    measured = defaultdict(list)
+    for row in table:
+        if int(row["bytes"]) >= TARGET_BYTES:
+            measured[point_key(row)].append(float(row["measured_us"]))
+    return measured
+
+
 def medians_over_runs(table):
     groups = defaultdict(lambda: ([], []))
     for row in table:
-        key = (decode(row["collective"]), decode(row["algorithm"]), int(row["world_size"]), int(row["bytes"]))
+        key = point_key(row)
         groups[key][0].append(float(row["measured_us"]))
         groups[key][1].append(float(row["predicted_us"]))
     return {key: (np.median(m), np.median(p), len(m)) for key, (m, p) in groups.items()}
@@ -65,15 +79,10 @@ def run_by_run(table):
     to run. The model calibrates on each run's own link test, so it may follow a run's state closer
     than the other runs do; where its error is larger, the gap is the model's (issue 15's targets
     are on medians over runs)."""
-    model, measured = [], defaultdict(list)
-    for row in table:
-        if int(row["bytes"]) < TARGET_BYTES:
-            continue
-        model.append(abs(float(row["predicted_us"]) / float(row["measured_us"]) - 1))
-        key = (decode(row["collective"]), decode(row["algorithm"]), int(row["world_size"]), int(row["bytes"]))
-        measured[key].append(float(row["measured_us"]))
+    model = [abs(float(row["predicted_us"]) / float(row["measured_us"]) - 1)
+             for row in table if int(row["bytes"]) >= TARGET_BYTES]
     others = []
-    for times in measured.values():
+    for times in measured_by_point(table).values():
         if len(times) >= 3:
             for i, t in enumerate(times):
                 others.append(abs(np.median(times[:i] + times[i + 1:]) / t - 1))
@@ -100,13 +109,8 @@ def half_against_half(table):
     target's statistic (a median over runs) on this machine: two halves of one experiment differ by
     this much, so even a model that priced every point exactly would lie about 1/sqrt(2) of it from
     the median of either half. Runs are taken in the order the table holds them."""
-    measured = defaultdict(list)
-    for row in table:
-        if int(row["bytes"]) >= TARGET_BYTES:
-            key = (decode(row["collective"]), decode(row["algorithm"]), int(row["world_size"]), int(row["bytes"]))
-            measured[key].append(float(row["measured_us"]))
     differences = []
-    for times in measured.values():
+    for times in measured_by_point(table).values():
         if len(times) >= 6:
             half = len(times) // 2
             differences.append(abs(np.median(times[half:2 * half]) / np.median(times[:half]) - 1))
