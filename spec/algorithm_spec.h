@@ -24,7 +24,19 @@ struct AlgorithmSpec {
   // host: the longest schedule over the ranks.
   uint32_t (*steps)(int world_size);
   Schedule (*plan)(const PlanInput& input);
+  // Pipelined plans only (segments.h; PlanInput::segment_bytes cuts them): the steps that fill the
+  // pipeline, i.e. a call of s segments takes s + fill_steps(N) steps. nullptr: not pipelined.
+  uint32_t (*fill_steps)(int world_size) = nullptr;
 };
+
+// True when `spec`'s plan is cut into segments (PlanInput::segment_bytes).
+inline bool is_pipelined(const AlgorithmSpec& spec) { return spec.fill_steps != nullptr; }
+
+// The segment a pipelined algorithm's call of `message_bytes` runs fastest with on a link of
+// `latency_us` and `bandwidth_GBps` (segments.h's formula, with fill_steps + 1); 0 (the plan's default)
+// for one that is not pipelined.
+uint64_t chosen_segment_bytes(const AlgorithmSpec& spec, int world_size, uint64_t message_bytes, double latency_us,
+                              double bandwidth_GBps);
 
 // Payload bytes `input.rank` sends in one call: the one byte formula of every algorithm.
 inline uint64_t payload_bytes_sent(const AlgorithmSpec& spec, const PlanInput& input) {

@@ -15,11 +15,13 @@ namespace ringbench::spec {
 namespace {
 
 uint32_t steps(int world_size) { return static_cast<uint32_t>(world_size - 1); }
+// S segments take S + N - 2 steps.
+uint32_t fill_steps(int world_size) { return world_size <= 2 ? 0 : steps(world_size) - 1; }
 
 Schedule plan(const PlanInput& in) {
   Schedule schedule;
   const int n = in.world_size;
-  const Segments segments(in.count, in.element_bytes);
+  const Segments segments(in.count, in.element_bytes, in.segment_bytes);
   const long position = (in.rank - in.root + n) % n;
   const int next = (in.rank + 1) % n, previous = (in.rank - 1 + n) % n;
   for (long k = 0; k < segments.number(); ++k) {
@@ -33,7 +35,8 @@ Schedule plan(const PlanInput& in) {
 
 const AlgorithmSpec& chain_broadcast() {
   static const AlgorithmSpec spec{"broadcast", "pipelined-chain",
-                                  "large messages: data crosses each link once, pipelined", steps, plan};
+                                  "large messages: data crosses each link once, pipelined", steps, plan,
+                                  fill_steps};
   return spec;
 }
 

@@ -89,6 +89,8 @@ struct PlanInput {
   size_t element_bytes = 1;
   int root = 0;
   std::span<const int> host_of_rank = {};
+  // Pipelined plans' segment (segments.h); 0: kDefaultSegmentBytes. Others ignore it.
+  size_t segment_bytes = 0;
 };
 
 inline int floor_log2(int n) {

@@ -24,11 +24,13 @@ namespace ringbench::spec {
 namespace {
 
 uint32_t steps(int world_size) { return 2 * static_cast<uint32_t>(floor_log2(world_size)); }
+// S segments take S + 2H - 1 steps: the first segment's 2H, less the one it shares with the next.
+uint32_t fill_steps(int world_size) { return world_size == 1 ? 0 : steps(world_size) - 1; }
 
 Schedule plan(const PlanInput& in) {
   Schedule schedule;
   const int n = in.world_size, r = in.rank;
-  const Segments segments(in.count, in.element_bytes);
+  const Segments segments(in.count, in.element_bytes, in.segment_bytes);
   if (n == 1 || segments.number() == 0) return schedule;
   const long height = floor_log2(n), depth = floor_log2(r + 1);
   const int parent = (r - 1) / 2;
@@ -57,7 +59,8 @@ Schedule plan(const PlanInput& in) {
 
 const AlgorithmSpec& tree_allreduce() {
   static const AlgorithmSpec spec{"allreduce", "tree",
-                                  "small/medium messages on many ranks: 2 log2 N hops instead of 2(N-1)", steps, plan};
+                                  "small/medium messages on many ranks: 2 log2 N hops instead of 2(N-1)", steps, plan,
+                                  fill_steps};
   return spec;
 }
 

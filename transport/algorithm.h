@@ -26,6 +26,9 @@ struct CollectiveCall {
   std::span<std::byte> buffer;
   size_t count = 0;
   int root = 0;
+  // Pipelined algorithms' segment in bytes (spec/segments.h: the tree all-reduce, the chain
+  // broadcast); 0: the specification's default. Every rank must pass the same.
+  size_t segment_bytes = 0;
 };
 
 class Algorithm {

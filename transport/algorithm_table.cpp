@@ -24,8 +24,9 @@ std::string algorithm_table_markdown(int world_size, uint64_t bytes) {
   std::string table = fmt::format(
       "Payload bytes sent per rank for one call at N = {} on a {}-byte float32 buffer ({} elements; "
       "hierarchical on one host), from the formulas the byte check uses. Steps are for one pipeline "
-      "segment: tree and pipelined-chain add one step per further {} KiB segment.\n\n",
-      world_size, count * element_bytes, count, spec::Segments::kSegmentBytes / 1024);
+      "segment: tree and pipelined-chain add one step per further segment (ringbench --segment; {} KiB "
+      "when a caller names none).\n\n",
+      world_size, count * element_bytes, count, spec::kDefaultSegmentBytes / 1024);
   table += "| collective | algorithm | steps | bytes sent per rank | lower bound | when it wins |\n";
   table += "|---|---|---:|---:|---:|---|\n";
   for (const Algorithm* a : all_algorithms()) {

@@ -16,7 +16,9 @@
 #include "pairwise.h"
 #include "thread_ranks.h"
 #include "transport/algorithm.h"
+#include "transport/collectives/chain_broadcast.h"
 #include "transport/collectives/schedule.h"
+#include "transport/collectives/tree_allreduce.h"
 #include "transport/counted_run.h"
 
 namespace ringbench {
@@ -194,6 +196,35 @@ std::vector<Case> lagging_send_cases() {
   return cases;
 }
 INSTANTIATE_TEST_SUITE_P(LaggingSends, CollectivesTest, ::testing::ValuesIn(lagging_send_cases()), case_name);
+
+// The pipelined algorithms cut in any segment the caller names (CollectiveCall::segment_bytes,
+// which ringbench chooses per size): exact results, the same bytes as the default cut, and the
+// plan's steps. Segments from a page to more than the message, one that divides no element count
+// evenly (12 KiB of float32 is 3072 elements, and 50001 is odd), every root, with sends lagging
+// receives behind 4 KiB socket buffers.
+TEST(PipelinedSegments, AnySegmentGivesExactResultsAndTheSameBytes) {
+  const size_t count = 50001;
+  for (const Algorithm* algorithm : {&tree_allreduce(), &chain_broadcast()})
+    for (int n : {3, 4, 5})
+      testing::run_ranks(n, testing::on_hosts(std::vector<int>(static_cast<size_t>(n), 0), 4096), [&](Communicator& comm) {
+        std::vector<std::byte> buffer(count * 4);
+        const int roots = testing::rooted(algorithm->collective()) ? n : 1;
+        for (size_t segment : {size_t{4} << 10, size_t{12} << 10, size_t{64} << 10, size_t{1} << 20})
+          for (int root = 0; root < roots; ++root) {
+            const std::string where = std::string(algorithm->name()) + " N=" + std::to_string(n) + " rank " +
+                                      std::to_string(comm.rank()) + " root " + std::to_string(root) + " segment " +
+                                      std::to_string(segment);
+            auto e = testing::expectation(algorithm->collective(), ReduceOp::Sum, n, comm.rank(), count, root);
+            fill(DataType::Float32, e.input, buffer);
+            const CollectiveCall call{DataType::Float32, ReduceOp::Sum, buffer, count, root, segment};
+            const CountedRun run = run_counted(comm, *algorithm, call);
+            EXPECT_EQ(run.moved.payload_sent, run.expected_payload) << where;
+            EXPECT_EQ(run.moved.payload_sent, algorithm->payload_bytes_sent(comm.rank(), n, count, 4, root)) << where;
+            expect(DataType::Float32, e.result, buffer, where);
+          }
+        comm.barrier();
+      });
+}
 
 }  // namespace
 }  // namespace ringbench

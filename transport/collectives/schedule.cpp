@@ -40,7 +40,8 @@ uint64_t ScheduledAlgorithm::placed_payload_bytes_sent(int rank, std::span<const
 void ScheduledAlgorithm::run(Communicator& comm, const CollectiveCall& call) const {
   check_call(comm, call, name());
   const std::vector<int> hosts = host_placement(comm);
-  Schedule schedule = plan({comm.rank(), comm.size(), call.count, element_size(call.dtype), call.root, hosts});
+  Schedule schedule =
+      plan({comm.rank(), comm.size(), call.count, element_size(call.dtype), call.root, hosts, call.segment_bytes});
   run_schedule(comm, call, schedule, name(), collective(), sends_from_snapshot_);
 }
 
