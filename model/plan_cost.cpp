@@ -148,7 +148,7 @@ std::vector<spec::Schedule> all_plans(const PlanCall& call) {
   std::vector<spec::Schedule> plans;
   const int n = static_cast<int>(call.host_of_rank.size());
   for (int r = 0; r < n; ++r) {
-    spec::PlanInput input{r, n, call.count, call.element_bytes, call.root, call.host_of_rank};
+    spec::PlanInput input{r, n, call.count, call.element_bytes, call.root, call.host_of_rank, call.segment_bytes};
     plans.push_back(call.algorithm->plan(input));
   }
   return plans;

@@ -72,6 +72,9 @@ struct PlanCall {
   // Bytes per rank of the buffer the call's data lies in, where that is more than the call's own
   // (a DDP bucket of a gradient buffer: grad_bytes); 0 = the call's own buffer. See below.
   uint64_t resident_bytes = 0;
+  // Pipelined plans' segment, as the call ran with it (ringbench --segment; /results
+  // segment_bytes); 0: the specification's default (spec/segments.h).
+  uint64_t segment_bytes = 0;
 };
 
 struct PlanCost {

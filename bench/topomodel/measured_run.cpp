@@ -143,6 +143,7 @@ std::vector<MeasuredRow> load_rows(const std::filesystem::path& file, const std:
   const TableContents t = read(file, "/results");
   std::vector<MeasuredRow> rows;
   const bool has_share = has_column(t, "foreign_cpu_share");
+  const bool has_segment = has_column(t, "segment_bytes");
   for (const auto& row : t.rows) {
     if (text(t, row, "run_id") != run_id) continue;
     // At most 95%: a row where other processes took all the CPU would otherwise price as endless.
@@ -150,7 +151,8 @@ std::vector<MeasuredRow> load_rows(const std::filesystem::path& file, const std:
     rows.push_back({text(t, row, "collective"), text(t, row, "algorithm"), static_cast<int>(number(t, row, "world_size")),
                     static_cast<uint64_t>(number(t, row, "bytes")), static_cast<uint64_t>(number(t, row, "count")),
                     number(t, row, "t_median_us"), std::isfinite(share) ? std::clamp(share, 0.0, 0.95) : 0.0,
-                    row_exchange(t, row, element_bytes)});
+                    row_exchange(t, row, element_bytes),
+                    has_segment ? static_cast<uint64_t>(number(t, row, "segment_bytes")) : 0});
   }
   return rows;
 }

@@ -39,6 +39,9 @@ struct MeasuredRow {
   double median_us = 0;
   double foreign_cpu_share = 0;  // other processes' share of the host's CPU meanwhile (0 if not recorded)
   std::optional<model::ExchangeSample> exchange;  // its own ring send/receive, if it had a link test
+  // The pipelined plans' segment it ran with (schema 8); 0 where not pipelined or not recorded,
+  // which for a row written before schema 8 is what it ran with: the specification's default.
+  uint64_t segment_bytes = 0;
 };
 
 // --run's value as pick_run takes it: empty means not given.

@@ -65,8 +65,9 @@ Predicted predict(const model::Cluster& machine, const MeasuredRun& run, const s
     size_t element_bytes = dtype_bytes(run.dtype);
     if (element_bytes == 0) element_bytes = std::max<uint64_t>(1, row.bytes / row.count);
     const double share = options.ignore_load ? 0 : row.foreign_cpu_share;
-    const model::PlanCall call{algorithm, row.count, element_bytes, run.root,
-                               model::block_placement(row.world_size, run.hosts), run.pipeline_bytes, share};
+    model::PlanCall call{algorithm, row.count, element_bytes, run.root,
+                         model::block_placement(row.world_size, run.hosts), run.pipeline_bytes, share};
+    call.segment_bytes = row.segment_bytes;
     out.rows.push_back({run.run_id, row.collective, row.algorithm, row.world_size, run.hosts, row.bytes, row.median_us,
                         model::plan_cost(options.row_link ? at_row_speed(machine, run, row) : machine, call).time_us,
                         share});

@@ -89,6 +89,23 @@ TEST(PlanCost, APipelinePaysEachHopsLatencyOnce) {
   EXPECT_NEAR(cost.latency_us, 10, 1e-9);
 }
 
+// The model prices the segment a row ran with (PlanCall::segment_bytes, /results segment_bytes):
+// the same chain in one 192 KiB segment is one step, paying the 2 us message overhead once where
+// the default 64 KiB cut paid it three times (APipelinePaysEachHopsLatencyOnce); 0 is that cut.
+TEST(PlanCost, PricesTheSegmentTheCallRanWith) {
+  const Cluster machine = measured_machine(measurements());
+  PlanCall chain{&spec::chain_broadcast(), 3 * 16384, 4, 0, {0, 0}, 0};
+  const PlanCost by_default = plan_cost(machine, chain);
+  chain.segment_bytes = 64 << 10;
+  EXPECT_EQ(plan_cost(machine, chain).steps, by_default.steps);
+  EXPECT_DOUBLE_EQ(plan_cost(machine, chain).time_us, by_default.time_us);
+  chain.segment_bytes = 3 * 65536;
+  const PlanCost whole = plan_cost(machine, chain);
+  EXPECT_EQ(whole.steps, 1);
+  // One step of 196608 B: wire 2 + 196608 / 1000 = 198.608 us, after one latency.
+  EXPECT_NEAR(whole.time_us, 10 + 198.608, 1e-9);
+}
+
 TEST(PlanCost, SharedCoresSetThePaceWhenRanksOutnumberThem) {
   MachineMeasurements m = measurements();
   m.cores_per_host = 1;
