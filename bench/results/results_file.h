@@ -60,7 +60,8 @@ namespace ringbench::results {
 //   6  /results gains the transport parameters each row ran with (pipeline_bytes,
 //      write_slice_bytes, spin_us, streams)
 //   7  /results gains threads (the threads that drove the streams, --threads)
-inline constexpr int64_t kSchemaVersion = 7;
+//   8  /results gains segment_bytes (the pipelined plans' segment each row ran with, --segment)
+inline constexpr int64_t kSchemaVersion = 8;
 
 // A results-file problem a user can act on (wrong schema, not HDF5, unwritable path, lock
 // timeout). what() is one line naming the file.

@@ -22,20 +22,6 @@ bool may_pick(const Algorithm& algorithm, uint64_t bytes) {
   return !(algorithm.name() == "naive" && bytes > kNaiveLargestBytes);
 }
 
-// Rank 0's link-test points, one list per link class in the order measured.
-std::vector<model::LinkClassSamples> by_class(const std::vector<LinkPoint>& points) {
-  std::vector<model::LinkClassSamples> classes;
-  for (const LinkPoint& p : points) {
-    auto it = std::find_if(classes.begin(), classes.end(), [&](const auto& c) { return c.link_class == p.link_class; });
-    if (it == classes.end()) {
-      classes.push_back({p.link_class, {}});
-      it = classes.end() - 1;
-    }
-    it->samples.push_back({p.bytes, p.one_way_us});
-  }
-  return classes;
-}
-
 const model::LinkClassFit* find_fit(const std::vector<model::LinkClassFit>& fits, const char* link_class) {
   for (const auto& f : fits)
     if (f.link_class == link_class) return &f;
@@ -99,7 +85,7 @@ AutoMachine measure_auto_machine(Communicator& comm, std::span<const int> host_o
   const CoreRates rates = measure_core_rates(dtype, op);
   m.reduce_GBps = rates.reduce_GBps, m.copy_GBps = rates.copy_GBps;
   try {
-    m.fits = model::fit_link_classes(by_class(points));
+    m.fits = model::fit_link_classes(link_class_samples(points));
     m.machine = machine_of(m, host_of_rank, comm.host_cores(), comm.pipeline_piece(element_size(dtype)), exchanges);
   } catch (const model::InputError& e) {
     m.machine.reset();
@@ -110,7 +96,7 @@ AutoMachine measure_auto_machine(Communicator& comm, std::span<const int> host_o
 
 std::vector<double> price_candidates(const std::vector<const Algorithm*>& candidates, const model::Cluster& machine,
                                      std::span<const int> host_of_rank, size_t count, size_t element_bytes, int root,
-                                     uint64_t piece_bytes) {
+                                     uint64_t piece_bytes, const SegmentChoice& segments) {
   std::vector<double> prices;
   for (const Algorithm* a : candidates) {
     const spec::AlgorithmSpec* spec = spec::find_algorithm_spec(to_string(a->collective()), a->name());
@@ -118,8 +104,9 @@ std::vector<double> price_candidates(const std::vector<const Algorithm*>& candid
       prices.push_back(std::numeric_limits<double>::infinity());
       continue;
     }
-    const model::PlanCall call{spec,  count, element_bytes, root, std::vector<int>(host_of_rank.begin(), host_of_rank.end()),
-                               piece_bytes, 0.0};
+    model::PlanCall call{spec,  count, element_bytes, root, std::vector<int>(host_of_rank.begin(), host_of_rank.end()),
+                         piece_bytes, 0.0};
+    call.segment_bytes = segments.bytes_for(*a, static_cast<int>(host_of_rank.size()), count * element_bytes);
     prices.push_back(model::plan_cost(machine, call).time_us);
   }
   return prices;

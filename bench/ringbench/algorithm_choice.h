@@ -26,6 +26,7 @@
 
 #include "model/cluster.h"
 #include "model/link_fit.h"
+#include "segment_choice.h"
 #include "transport/algorithm.h"
 #include "transport/data_type.h"
 
@@ -80,9 +81,10 @@ AutoMachine measure_auto_machine(Communicator& comm, std::span<const int> host_o
 // Each candidate's predicted time in us, aligned with `candidates`: model::plan_cost() of its
 // specification's plan on `machine`; +infinity for one auto may not pick at this size (naive above
 // kNaiveLargestBytes) or that has no specification.
+// Each is priced with the segment it would run with (`segments`).
 std::vector<double> price_candidates(const std::vector<const Algorithm*>& candidates, const model::Cluster& machine,
                                      std::span<const int> host_of_rank, size_t count, size_t element_bytes, int root,
-                                     uint64_t piece_bytes);
+                                     uint64_t piece_bytes, const SegmentChoice& segments = {});
 
 // Indices into `candidates` of those auto runs at `bytes`, cheapest first: with prices, the
 // cheapest, every other priced within RacePolicy::kCloseRatio of it, and every other whose

@@ -139,6 +139,7 @@ struct BenchOptions {
   DdpOptions ddp;
   std::vector<std::string> injects;  // --inject specs as given (played by transport.fault_hook)
   OnFailure on_failure = OnFailure::Abort;
+  uint64_t segment_bytes = 0;  // --segment: pipelined plans' segment; 0 = auto (segment_choice.h)
   TransportOptions transport;
   std::string command_line;
 };

@@ -11,6 +11,7 @@
 #include <cstdlib>
 
 #include "byte_size.h"
+#include "segment_choice.h"
 #include "slice_probe.h"
 #include "fault_injection.h"
 #include "measurement.h"
@@ -42,7 +43,7 @@ struct BadValue {
 // the way a user types them, so --help shows the defaults that bench_options.h and
 // TransportOptions define, and nothing here repeats them.
 struct TypedValues {
-  std::string sizes, dtype, op, data, timing, sockbuf, pipeline, slice, spin, placement, format, on_failure;
+  std::string sizes, dtype, op, data, timing, sockbuf, pipeline, slice, spin, segment, placement, format, on_failure;
   std::string workload, grad_bytes, bucket_bytes;  // --workload ddp's
   std::vector<std::string> size_list;
   std::vector<std::string> collectives, injects;
@@ -66,6 +67,7 @@ TypedValues typed_defaults(const BenchOptions& options) {
   typed.pipeline = format_byte_size(options.transport.pipeline_bytes);
   typed.slice = options.transport.write_slice_bytes == 0 ? "auto" : format_byte_size(options.transport.write_slice_bytes);
   typed.spin = options.transport.spin ? std::to_string(options.transport.spin->count()) : "auto";
+  typed.segment = options.segment_bytes == 0 ? "auto" : format_byte_size(options.segment_bytes);
   typed.streams = options.transport.streams;
   typed.threads = options.transport.threads;
   for (Collective c : options.collectives) typed.collectives.emplace_back(to_string(c));
@@ -243,8 +245,16 @@ void add_transport_options(CLI::App& app, BenchOptions& options, TypedValues& ty
       ->capture_default_str();
 }
 
-// --slice, --spin, --streams and --threads: the progress loop's tuning (apply_tuning reads them).
+// --slice, --spin, --streams and --threads: the progress loop's tuning (apply_tuning reads them);
+// --segment: the pipelined plans' (parse_segment).
 void add_tuning_options(CLI::App& app, TypedValues& typed) {
+  app.add_option("--segment", typed.segment,
+                 fmt::format("Pipelining segment of tree and pipelined-chain, K/M/G suffixes, {} to {}; auto: per size "
+                             "and algorithm from this run's start-up link test, sqrt(size x latency x bandwidth / (the "
+                             "steps that fill the pipeline + 1)), a power of two (docs/algorithms.md)",
+                             format_byte_size(kMinSegmentBytes), format_byte_size(kMaxSegmentBytes)))
+      ->type_name("BYTES|auto")
+      ->capture_default_str();
   app.add_option("--slice", typed.slice,
                  fmt::format("Most bytes one send() may take, K/M/G suffixes, {} to {}; auto: measured at start-up, the "
                              "fastest of {} for a ring all-reduce of the run's largest size (at most {}; below {}, {} "
@@ -440,6 +450,16 @@ void apply_tuning(const TypedValues& typed, TransportOptions& transport) {
   transport.threads = typed.threads;
 }
 
+// --segment: auto (0) or a size in [kMinSegmentBytes, kMaxSegmentBytes].
+uint64_t parse_segment(const std::string& text) {
+  if (text == "auto") return 0;
+  const auto bytes = parse_byte_size(text);
+  if (!bytes || *bytes < kMinSegmentBytes || *bytes > kMaxSegmentBytes)
+    throw BadValue{fmt::format("--segment {}: expected auto or a size from {} to {}", text,
+                               format_byte_size(kMinSegmentBytes), format_byte_size(kMaxSegmentBytes))};
+  return *bytes;
+}
+
 // --bucket-bytes: one size (MIN = MAX) or MIN:MAX.
 void apply_bucket_bytes(const std::string& text, DdpOptions& ddp) {
   std::optional<std::pair<uint64_t, uint64_t>> sizes;
@@ -576,6 +596,7 @@ ParsedCommandLine parse_command_line(int argc, char** argv, bool print) {
     apply_timing(typed, options);
     apply_transport(typed, options.transport);
     apply_tuning(typed, options.transport);
+    options.segment_bytes = parse_segment(typed.segment);
     options.injects = typed.injects;  // recorded in /runs, and checked against N in main()
     if (auto what = parse_on_failure(typed.on_failure)) options.on_failure = *what;
     else throw BadValue{fmt::format("--on-failure {}: expected abort or shrink", typed.on_failure)};

@@ -1,5 +1,6 @@
 #include "machine_probes.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <numeric>
@@ -103,6 +104,19 @@ std::vector<LinkPoint> measure_link_classes(Communicator& comm) {
     }
   comm.barrier();
   return points;
+}
+
+std::vector<model::LinkClassSamples> link_class_samples(const std::vector<LinkPoint>& points) {
+  std::vector<model::LinkClassSamples> classes;
+  for (const LinkPoint& p : points) {
+    auto it = std::find_if(classes.begin(), classes.end(), [&](const auto& c) { return c.link_class == p.link_class; });
+    if (it == classes.end()) {
+      classes.push_back({p.link_class, {}});
+      it = classes.end() - 1;
+    }
+    it->samples.push_back({p.bytes, p.one_way_us});
+  }
+  return classes;
 }
 
 }  // namespace ringbench

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "model/link_fit.h"
 #include "transport/data_type.h"
 
 namespace ringbench {
@@ -49,5 +50,8 @@ const std::vector<uint64_t>& link_probe_bytes();
 // every other rank waits. Collective: every rank calls it; rank 0 returns the points, the others
 // nothing.
 std::vector<LinkPoint> measure_link_classes(Communicator& comm);
+
+// The points grouped by link class, in the order measured: what model::fit_link_classes() fits.
+std::vector<model::LinkClassSamples> link_class_samples(const std::vector<LinkPoint>& points);
 
 }  // namespace ringbench

@@ -33,6 +33,7 @@
 #include "results_sink.h"
 #include "run_conditions.h"
 #include "run_record.h"
+#include "segment_choice.h"
 #include "shrink_events.h"
 #include "slice_probe.h"
 #include "sweep.h"
@@ -105,7 +106,7 @@ class BenchRun {
     start_report();
     try {
       if (options_.workload == Workload::Ddp) return run_ddp();
-      auto sweep = std::make_unique<Sweep>(*comm_, mpi_, options_, *report_, sink_, record_.run_id, *cpu_since_);
+      auto sweep = std::make_unique<Sweep>(*comm_, mpi_, options_, *report_, sink_, record_.run_id, *cpu_since_, segments_);
       for (;;) {
         try {
           sweep->run_all();
@@ -171,7 +172,7 @@ class BenchRun {
       print_event(report_->human(), event);
       sink_.add([row = to_row(event)](results::Transaction& t) { t.append(events_table(), {&row, 1}); });
     }
-    auto next = std::make_unique<Sweep>(*comm_, mpi_, options_, *report_, sink_, record_.run_id, *cpu_since_);
+    auto next = std::make_unique<Sweep>(*comm_, mpi_, options_, *report_, sink_, record_.run_id, *cpu_since_, segments_);
     next->resume_after(failed, at);
     return next;
   }
@@ -217,11 +218,14 @@ class BenchRun {
       }
       links = measure_link_classes(*comm_);
     }
+    segments_ = SegmentChoice(options_.segment_bytes,
+                              agree_segment_link(*comm_, links, options_.link_test && options_.segment_bytes == 0));
     comm_->barrier();
     if (!root_) return;
     report_->header({fmt::format("{} ({})", kVersion, kGitRevision), mpi_.size(), hosts_,
                     record_.interface + ": " + record_.interface_reason,
-                    record_.mpi_library, record_.plain_pair_GBps, record_.plain_pair_path, conditions, write_slice});
+                    record_.mpi_library, record_.plain_pair_GBps, record_.plain_pair_path, conditions, write_slice,
+                    comm_->size() > 1 ? segments_.describe() : std::string()});
     sink_.add([row = to_row(record_), links = link_rows(record_.run_id, links)](results::Transaction& t) {
       t.append(runs_table(), {&row, 1});
       if (!links.empty()) t.append(links_table(), links);
@@ -298,6 +302,7 @@ class BenchRun {
   }
 
   std::optional<CpuMeter> cpu_since_;
+  SegmentChoice segments_;  // how pipelined plans are cut: from the start-up link test, or --segment
   LaunchWatchdog& launch_;
   MpiBootstrap& mpi_;
   const BenchOptions& options_;

@@ -76,6 +76,7 @@ struct Measurement::Contender {
   bool out_of_place = false;
   SizeResult result;
   RankSample sample;
+  CollectiveCall call;            // its segment is the algorithm's own (segment_choice.h)
   uint64_t formula = 0;           // the algorithm's payload formula for this rank, worked out once
   double seconds_in_calls = 0;    // inside the timed calls: this rank's mean
   double seconds_spent = 0;       // its blocks, decisions included: what --max-time limits
@@ -95,23 +96,24 @@ std::vector<SizeResult> Measurement::measure_together(std::span<const Contestant
   }
   const std::span<std::byte> inputs(inputs_.data(), shape.bytes), buffer(buffer_.data(), shape.bytes);
   fill_inputs(inputs, options_.inputs, seed_, options_.op, options_.dtype, comm_.rank(), shape.count);
-  const CollectiveCall call{options_.dtype, options_.op, buffer, shape.count, options_.root};
-
   std::vector<Contender> contenders(contestants.size());
   for (size_t i = 0; i < contestants.size(); ++i) {
-    contenders[i].algorithm = contestants[i].algorithm;
-    contenders[i].out_of_place = contestants[i].out_of_place;
-    contenders[i].result = describe_point(contestants[i], bytes);
-    contenders[i].formula = expected_payload(comm_, *contestants[i].algorithm, call);
-    warm_up(contenders[i], call, inputs);
+    Contender& contender = contenders[i];
+    contender.algorithm = contestants[i].algorithm;
+    contender.out_of_place = contestants[i].out_of_place;
+    contender.result = describe_point(contestants[i], bytes);
+    contender.call = {options_.dtype, options_.op, buffer, shape.count, options_.root,
+                      contender.result.tuning.segment_bytes};
+    contender.formula = expected_payload(comm_, *contender.algorithm, contender.call);
+    warm_up(contender, inputs);
   }
   // Turns: one block each, in a fresh order every round that every rank draws alike
   // (statistics/turn_order.h); one that stops is finished at once, while the buffer holds its result.
   for (size_t left = contenders.size(), round = 0; left > 0; ++round)
     for (size_t turn : stats::turn_order(contenders.size(), seed_ + 1000003 * bytes + round)) {
       Contender& contender = contenders[turn];
-      if (contender.done || run_block(contender, call, inputs) == stats::StopReason::keep_going) continue;
-      finish(contender, call, inputs);
+      if (contender.done || run_block(contender, inputs) == stats::StopReason::keep_going) continue;
+      finish(contender, inputs);
       contender.done = true;
       --left;
     }
@@ -131,19 +133,22 @@ SizeResult Measurement::describe_point(const Contestant& contestant, uint64_t by
   result.algorithm = std::string(algorithm.name());
   result.chosen = result.algorithm;
   result.bytes_counted = algorithm.bytes_counted();
-  if (result.bytes_counted) result.tuning = transport_tuning(comm_);
   result.count = call_count(result.collective, bytes, element_bytes, world);
   result.bytes = result.count * element_bytes;
+  if (result.bytes_counted) {
+    result.tuning = transport_tuning(comm_);
+    result.tuning.segment_bytes = segments_.bytes_for(algorithm, world, result.bytes);
+  }
   return result;
 }
 
-void Measurement::prepare(const Contender& contender, const CollectiveCall& call, std::span<const std::byte> inputs) {
-  if (!contender.out_of_place) std::memcpy(call.buffer.data(), inputs.data(), inputs.size());
+void Measurement::prepare(const Contender& contender, std::span<const std::byte> inputs) {
+  if (!contender.out_of_place) std::memcpy(contender.call.buffer.data(), inputs.data(), inputs.size());
   comm_.barrier();
 }
 
-CountedRun Measurement::counted_call(const Contender& contender, const CollectiveCall& call,
-                                     std::span<const std::byte> inputs) {
+CountedRun Measurement::counted_call(const Contender& contender, std::span<const std::byte> inputs) {
+  const CollectiveCall& call = contender.call;
   // Out of place, copying the inputs from the input buffer to the output buffer is part of the
   // call, as with a separate receive buffer; in place they are restored outside the timed region.
   const auto copy_inputs = [&] { std::memcpy(call.buffer.data(), inputs.data(), inputs.size()); };
@@ -151,24 +156,23 @@ CountedRun Measurement::counted_call(const Contender& contender, const Collectiv
   return run_counted(comm_, *contender.algorithm, call, contender.formula, timed_copy);
 }
 
-void Measurement::warm_up(Contender& contender, const CollectiveCall& call, std::span<const std::byte> inputs) {
+void Measurement::warm_up(Contender& contender, std::span<const std::byte> inputs) {
   for (int i = 0; i < options_.warmup; ++i) {
-    prepare(contender, call, inputs);
-    counted_call(contender, call, inputs);
+    prepare(contender, inputs);
+    counted_call(contender, inputs);
   }
   contender.result.warmup = options_.warmup;
 }
 
-stats::StopReason Measurement::run_block(Contender& contender, const CollectiveCall& call,
-                                         std::span<const std::byte> inputs) {
+stats::StopReason Measurement::run_block(Contender& contender, std::span<const std::byte> inputs) {
   const auto started = std::chrono::steady_clock::now();
   const size_t calls = calls_in_next_block(contender.result);
   std::vector<stats::CallStamp> block;
-  if (back_to_back()) prepare(contender, call, inputs);
+  if (back_to_back()) prepare(contender, inputs);
   for (size_t i = 0; i < calls; ++i) {
-    if (!back_to_back()) prepare(contender, call, inputs);
+    if (!back_to_back()) prepare(contender, inputs);
     const ProcessCpu cpu_before = read_process_cpu();
-    const CountedRun counted = counted_call(contender, call, inputs);
+    const CountedRun counted = counted_call(contender, inputs);
     const ProcessCpu cpu = read_process_cpu() - cpu_before;
     contender.sample.call_cpu_seconds += cpu.cpu_seconds;
     contender.sample.call_context_switches += cpu.context_switches;
@@ -186,7 +190,7 @@ stats::StopReason Measurement::run_block(Contender& contender, const CollectiveC
   return reason;
 }
 
-void Measurement::finish(Contender& contender, const CollectiveCall& call, std::span<const std::byte> inputs) {
+void Measurement::finish(Contender& contender, std::span<const std::byte> inputs) {
   SizeResult& result = contender.result;
   RankSample& sample = contender.sample;
   sample.mean_us = contender.seconds_in_calls / result.iterations * 1e6;
@@ -194,10 +198,10 @@ void Measurement::finish(Contender& contender, const CollectiveCall& call, std::
   // Back to back in place, each call reduced the last one's result: one more call from the inputs,
   // untimed, leaves the result verification expects.
   if (back_to_back() && !contender.out_of_place) {
-    prepare(contender, call, inputs);
-    account_bytes(counted_call(contender, call, inputs), sample);
+    prepare(contender, inputs);
+    account_bytes(counted_call(contender, inputs), sample);
   }
-  if (options_.verify) record_verification(result, call, &sample);
+  if (options_.verify) record_verification(result, contender.call, &sample);
   if (options_.link_test && comm_.size() > 1) sample.link_us = link_us(result);
   sample.cpu = cpu_meter_.read();
   result.ranks = gather_samples(sample);

@@ -17,6 +17,7 @@
 
 #include "bench_options.h"
 #include "cpu_contention.h"
+#include "segment_choice.h"
 #include "statistics/call_statistics.h"
 #include "statistics/collective_call_time.h"
 #include "statistics/stopping_rule.h"
@@ -56,6 +57,7 @@ struct TransportTuning {
   double spin_us = std::nan("");   // Communicator::spin()
   int64_t streams = -1;            // Communicator::streams()
   int64_t threads = -1;            // Communicator::stream_threads()
+  uint64_t segment_bytes = 0;      // the pipelined plans' segment (segment_choice.h); 0: not pipelined
 };
 TransportTuning transport_tuning(const Communicator& comm);
 
@@ -124,20 +126,23 @@ class Measurement {
   // like. Results in the order given; an algorithm may appear twice (auto's pick, or both
   // placements).
   std::vector<SizeResult> measure_together(std::span<const Contestant> contestants, uint64_t bytes);
+  // How pipelined algorithms' calls are cut from now on (every rank sets the same); until then,
+  // the specification's default.
+  void set_segments(const SegmentChoice& segments) { segments_ = segments; }
 
  private:
   struct Contender;  // one algorithm's state while it takes turns
 
   SizeResult describe_point(const Contestant& contestant, uint64_t bytes) const;
   // The untimed preparation of a call: inputs restored (in place), then a barrier over our TCP.
-  void prepare(const Contender& contender, const CollectiveCall& call, std::span<const std::byte> inputs);
-  CountedRun counted_call(const Contender& contender, const CollectiveCall& call, std::span<const std::byte> inputs);
-  void warm_up(Contender& contender, const CollectiveCall& call, std::span<const std::byte> inputs);
+  void prepare(const Contender& contender, std::span<const std::byte> inputs);
+  CountedRun counted_call(const Contender& contender, std::span<const std::byte> inputs);
+  void warm_up(Contender& contender, std::span<const std::byte> inputs);
   // One block of timed calls, each byte-counted, then rank 0's decision (into the contender's
   // result: the calls' times on rank 0, the count everywhere).
-  stats::StopReason run_block(Contender& contender, const CollectiveCall& call, std::span<const std::byte> inputs);
+  stats::StopReason run_block(Contender& contender, std::span<const std::byte> inputs);
   // After its last block: statistics, verification of its last call, link test, every rank's figures.
-  void finish(Contender& contender, const CollectiveCall& call, std::span<const std::byte> inputs);
+  void finish(Contender& contender, std::span<const std::byte> inputs);
   bool back_to_back() const;
   stats::StoppingRule stopping_rule() const;
   size_t calls_in_next_block(const SizeResult& result) const;  // kCallsPerBlock, or what -i leaves
@@ -158,6 +163,7 @@ class Measurement {
   const bool shared_clock_;        // every rank on one host reads the same CLOCK_MONOTONIC
   const CpuMeter cpu_meter_;
   ContentionHistory contention_;   // rank 0
+  SegmentChoice segments_;
   std::vector<std::byte> inputs_;  // pristine inputs, restored before every call
   std::vector<std::byte> buffer_;  // the collective's in-place buffer
 };

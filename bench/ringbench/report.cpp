@@ -28,6 +28,7 @@ void Report::header(const RunHeader& h) {
                  : "random uniform [-1,1) (max abs error against a double-precision reference)");
   fmt::print(out_, "# load         : {}\n", describe_load(h.conditions));
   if (!h.write_slice.empty()) fmt::print(out_, "# write slice  : {}\n", h.write_slice);
+  if (!h.segment.empty()) fmt::print(out_, "# segment      : {}\n", h.segment);
   timing_lines();
   fmt::print(out_, "# barrier skew : {:.1f} us, median of {} barriers: {}\n", h.conditions.barrier_skew_us,
              h.conditions.skew_repetitions,

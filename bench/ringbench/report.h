@@ -25,6 +25,7 @@ struct RunHeader {
   std::string plain_pair_path;  // "loopback on vm", "h1 -> h2 (10.200.0.2)"
   RunConditions conditions;
   std::string write_slice;      // the slice and where it came from (--slice, the probe, the default)
+  std::string segment;          // how pipelined plans are cut (SegmentChoice::describe); empty: N = 1
 };
 
 // The timing mode in words, for the header and the /runs row.

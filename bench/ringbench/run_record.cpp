@@ -164,6 +164,10 @@ static std::vector<Column> results_columns_since_schema_5() {
       {"streams", ColumnType::Int64, "", "TCP connections to each peer (--streams)"},
       // Schema 7.
       {"threads", ColumnType::Int64, "", "threads that drove the streams, the rank's own included (--threads)"},
+      // Schema 8.
+      {"segment_bytes", ColumnType::UInt64, "B",
+       "pipelining segment of tree and pipelined-chain rows (--segment, or chosen per size from the link test); "
+       "0 for other rows, and for rows written before schema 8 (which ran with 64 KiB)"},
   };
 }
 
@@ -342,7 +346,8 @@ results::Row to_row(const std::string& run_id, const SizeResult& s, const BenchO
           uint64_t{s.tuning.write_slice_bytes},
           s.tuning.spin_us,
           int64_t{s.tuning.streams},
-          int64_t{s.tuning.threads}};
+          int64_t{s.tuning.threads},
+          uint64_t{s.tuning.segment_bytes}};
 }
 
 std::string utc_now() {

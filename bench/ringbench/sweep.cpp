@@ -23,17 +23,20 @@
 namespace ringbench {
 
 Sweep::Sweep(Communicator& comm, MpiBootstrap& mpi, const BenchOptions& options, Report& report, ResultsSink& sink,
-             const std::string& run_id, const CpuMeter& cpu_since)
+             const std::string& run_id, const CpuMeter& cpu_since, const SegmentChoice& segments)
     : comm_(comm), mpi_(mpi), options_(options), report_(report), sink_(sink), run_id_(run_id),
       root_(comm.rank() == 0), esize_(element_size(options.dtype)),
       // Every rank derives the same seed from the job's first card, so inputs agree across ranks.
       seed_(comm.peers()[0].secret_proposal), measurement_(comm, options, seed_, cpu_since),
       trial_options_(auto_trial_options(options)), trial_(comm, trial_options_, seed_),
-      hosts_of_ranks_(host_placement(comm)), sizes_(run_sizes(options)),
+      hosts_of_ranks_(host_placement(comm)), segments_(segments), sizes_(run_sizes(options)),
       // Under mpirun a rank's stderr is always a pipe, but its stdout is a pty exactly when
       // mpirun's is a terminal: either one says a person is watching.
       progress_(root_ && !options.quiet && (::isatty(STDERR_FILENO) || ::isatty(STDOUT_FILENO))),
-      mpi_wire_(mpi_transport_of_job(hosts_of_ranks_)), row_stream_(stdout, options, run_id, comm.size()) {}
+      mpi_wire_(mpi_transport_of_job(hosts_of_ranks_)), row_stream_(stdout, options, run_id, comm.size()) {
+  measurement_.set_segments(segments_);
+  trial_.set_segments(segments_);
+}
 
 void Sweep::run_all() {
   plan_progress();
@@ -282,7 +285,7 @@ const Algorithm& Sweep::auto_pick(Collective collective, uint64_t bytes) {
   if (root_) {
     if (auto_machine_->machine)
       predicted_us = price_candidates(candidates, *auto_machine_->machine, hosts_of_ranks_, bytes / esize_, esize_,
-                                      options_.root, comm_.pipeline_piece(esize_));
+                                      options_.root, comm_.pipeline_piece(esize_), segments_);
     proposed = contenders(candidates, predicted_us, bytes, options_.max_seconds_per_size);
   }
   const std::string_view without_prices = root_ ? std::string_view(auto_machine_->why) : "rank 0 prices";

@@ -20,6 +20,7 @@
 #include "mpi_bootstrap.h"
 #include "mpi_transport.h"
 #include "progress_line.h"
+#include "segment_choice.h"
 #include "report.h"
 #include "results_sink.h"
 #include "row_stream.h"
@@ -31,7 +32,7 @@ namespace ringbench {
 class Sweep {
  public:
   Sweep(Communicator& comm, MpiBootstrap& mpi, const BenchOptions& options, Report& report, ResultsSink& sink,
-        const std::string& run_id, const CpuMeter& cpu_since);
+        const std::string& run_id, const CpuMeter& cpu_since, const SegmentChoice& segments);
 
   void run_all();
 
@@ -106,6 +107,7 @@ class Sweep {
   const BenchOptions trial_options_;  // auto's trials
   Measurement trial_;
   const std::vector<int> hosts_of_ranks_;
+  const SegmentChoice segments_;  // the pipelined plans' segments, for rows and auto's prices alike
   const std::vector<uint64_t> sizes_;
   ProgressLine progress_;
   std::optional<AutoMachine> auto_machine_;  // rank 0's fits; set on every rank once measured

@@ -98,6 +98,23 @@ TEST(AutoChoice, PriceIsTheModelsPlanCost) {
   EXPECT_LT(prices[ring], prices[index_of(candidates, "tree")]);
 }
 
+// auto prices the tree cut as it would run (--segment): the plan of the segment its row would
+// record, not the specification's default.
+TEST(AutoChoice, PricesThePipelinedPlanInTheSegmentItWouldRunWith) {
+  const auto candidates = allreduce_algorithms();
+  const std::vector<int> hosts = {0, 0, 0, 0};
+  const model::Cluster m = machine(20, 1.5, 4);
+  const size_t count = (4u << 20) / 4, tree = index_of(candidates, "tree"), ring = index_of(candidates, "ring");
+  const SegmentChoice pinned(1 << 20, {});
+  const auto by_default = price_candidates(candidates, m, hosts, count, 4, 0, 256 << 10);
+  const auto cut = price_candidates(candidates, m, hosts, count, 4, 0, 256 << 10, pinned);
+  model::PlanCall call{&spec::tree_allreduce(), count, 4, 0, hosts, 256 << 10, 0.0};
+  call.segment_bytes = 1 << 20;
+  EXPECT_DOUBLE_EQ(cut[tree], model::plan_cost(m, call).time_us);
+  EXPECT_NE(cut[tree], by_default[tree]) << "4 segments are not 64";
+  EXPECT_DOUBLE_EQ(cut[ring], by_default[ring]) << "the ring is not cut";
+}
+
 // The cheapest and every candidate priced within RacePolicy::kCloseRatio of it, cheapest first: on
 // one CI run, the third cheapest (tree, 9% over two tied at the top) was 37% faster on the wire
 // than the one of the two that won their race, and a race of the first two could not find it.

@@ -268,7 +268,7 @@ TEST_F(RingbenchRun, AppendsToAFileOfSchemaFiveWithTheTransportParameters) {
 
   const auto after = results::read_table(file, "/results");
   ASSERT_EQ(after.rows.size(), before.rows.size() + 4);
-  ASSERT_EQ(after.columns.size(), before.columns.size() + 5) << "schemas 6 and 7 add five /results columns";
+  ASSERT_EQ(after.columns.size(), before.columns.size() + 6) << "schemas 6 to 8 add six /results columns";
   for (size_t r = 0; r < before.rows.size(); ++r) {
     for (size_t c = 0; c < before.columns.size(); ++c)
       EXPECT_TRUE(same(before.rows[r][c], after.rows[r][c])) << "row " << r << " column " << before.columns[c].name;
@@ -312,7 +312,7 @@ TEST_F(RingbenchRun, AppendsToAFileOfSchemaSixWithTheThreads) {
 
   const auto after = results::read_table(file, "/results");
   ASSERT_EQ(after.rows.size(), before.rows.size() + 2);
-  ASSERT_EQ(after.columns.size(), before.columns.size() + 1) << "schema 7 adds one /results column";
+  ASSERT_EQ(after.columns.size(), before.columns.size() + 2) << "schemas 7 and 8 add two /results columns";
   for (size_t r = 0; r < before.rows.size(); ++r) {
     for (size_t c = 0; c < before.columns.size(); ++c)
       EXPECT_TRUE(same(before.rows[r][c], after.rows[r][c])) << "row " << r << " column " << before.columns[c].name;
@@ -324,6 +324,42 @@ TEST_F(RingbenchRun, AppendsToAFileOfSchemaSixWithTheThreads) {
     EXPECT_EQ(get<int64_t>(after, r, "verified"), 1) << r;
   }
   EXPECT_EQ(results::read_table(file, "/runs").rows.size(), before_runs.rows.size() + 1);
+}
+
+// A file written by the release of schema 7 (tests/data/results-schema7.h5, ringbench 8c3f832: tree
+// and pipelined-chain rows at N = 3, 64 KiB and 1 MiB, cut in the 64 KiB segments of then) takes
+// this ringbench's run of the same algorithms with a pinned segment. /results is widened by schema
+// 8's segment_bytes: the old rows keep every value and read 0 (the specification's default, which
+// is what they ran with); the new pipelined rows hold the segment they ran with, never more than
+// their message, and the ring's row 0.
+TEST_F(RingbenchRun, AppendsToAFileOfSchemaSevenWithTheSegment) {
+  const fs::path file = dir_ / "schema7.h5";
+  fs::copy_file(fs::path(RINGBENCH_SOURCE_DIR) / "tests/data/results-schema7.h5", file);
+  const auto before = results::read_table(file, "/results");
+  ASSERT_EQ(before.rows.size(), 4u) << "the fixture's tree and chain rows";
+  auto run = run_command(mpirun(3) + RINGBENCH_EXE + " --collective allreduce,broadcast --algo ring,tree,pipelined-chain " +
+                             "--sizes 64K,1M -i 12 --segment 128K -o " + file.string(),
+                         (dir_ / "run").string());
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("# segment      : 128K for tree and pipelined-chain at every size (--segment)"), std::string::npos)
+      << run.out;
+
+  const auto after = results::read_table(file, "/results");
+  ASSERT_EQ(after.rows.size(), before.rows.size() + 6);
+  ASSERT_EQ(after.columns.size(), before.columns.size() + 1) << "schema 8 adds one /results column";
+  for (size_t r = 0; r < before.rows.size(); ++r) {
+    for (size_t c = 0; c < before.columns.size(); ++c)
+      EXPECT_TRUE(same(before.rows[r][c], after.rows[r][c])) << "row " << r << " column " << before.columns[c].name;
+    EXPECT_EQ(get<uint64_t>(after, r, "segment_bytes"), 0u) << r;
+  }
+  for (size_t r = before.rows.size(); r < after.rows.size(); ++r) {
+    const std::string algorithm = get<std::string>(after, r, "algorithm");
+    const uint64_t bytes = get<uint64_t>(after, r, "bytes");
+    EXPECT_EQ(get<uint64_t>(after, r, "segment_bytes"), algorithm == "ring" ? 0 : std::min<uint64_t>(bytes, 128 << 10))
+        << algorithm << " " << bytes;
+    EXPECT_EQ(get<int64_t>(after, r, "verified"), 1) << r;
+    EXPECT_EQ(get<int64_t>(after, r, "formula_ok"), 1) << r;
+  }
 }
 
 // Every collective with every algorithm, the MPI library's own included, over Open MPI's TCP.
@@ -551,7 +587,8 @@ TEST_F(RingbenchRun, BadInputGetsOneLineNamingTheFlagAndExitCode2) {
       {"--spin 200000", "--spin 200000"},    {"--spin soon", "--spin soon"},
       {"--streams 0", "--streams 0"},
       {"--streams 9", "--streams 9"},        {"--streams 2 --threads 3", "--threads 3"},
-      {"--threads 0", "--threads 0"},
+      {"--threads 0", "--threads 0"},        {"--segment 1K", "--segment 1K"},
+      {"--segment 2G", "--segment 2G"},      {"--segment often", "--segment often"},
   };
   for (const auto& c : cases) {
     const bool sets_output = c.args.rfind("-o ", 0) == 0;

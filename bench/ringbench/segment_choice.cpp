@@ -1,0 +1,65 @@
+#include "segment_choice.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "byte_size.h"
+#include "model/error.h"
+#include "spec/algorithm_spec.h"
+#include "spec/segments.h"
+#include "transport/collectives/ring_allreduce.h"
+#include "transport/communicator.h"
+
+namespace ringbench {
+namespace {
+
+// The across-hosts fit where there is one, else the same-host one; none when the fit fails.
+SegmentLink fitted_link(const std::vector<LinkPoint>& points) {
+  std::vector<model::LinkClassFit> fits;
+  try {
+    fits = model::fit_link_classes(link_class_samples(points));
+  } catch (const model::InputError&) {
+    return {};
+  }
+  const auto across = std::find_if(fits.begin(), fits.end(), [](const auto& f) { return f.link_class == "across hosts"; });
+  const model::LinkClassFit* fit = across != fits.end() ? &*across : fits.empty() ? nullptr : &fits.front();
+  if (fit == nullptr) return {};
+  return {fit->link_class, fit->fit.link.latency_us, fit->fit.link.bandwidth_GBps};
+}
+
+}  // namespace
+
+SegmentLink agree_segment_link(Communicator& comm, const std::vector<LinkPoint>& rank0_points, bool measure) {
+  if (!measure || comm.size() == 1) return {};
+  SegmentLink link;
+  if (comm.rank() == 0) link = fitted_link(rank0_points);
+  // The figures are non-negative, so a max-reduction hands rank 0's to every rank.
+  double figures[3] = {link.latency_us, link.bandwidth_GBps, link.link_class == "across hosts" ? 1.0 : 0.0};
+  CollectiveCall call{DataType::Float64, ReduceOp::Max, std::as_writable_bytes(std::span(figures)), 3, 0};
+  ring_allreduce().run(comm, call);
+  link.latency_us = figures[0], link.bandwidth_GBps = figures[1];
+  if (link.measured()) link.link_class = figures[2] > 0 ? "across hosts" : "same host";
+  return link;
+}
+
+uint64_t SegmentChoice::bytes_for(const Algorithm& algorithm, int world_size, uint64_t message_bytes) const {
+  const spec::AlgorithmSpec* spec = spec::find_algorithm_spec(to_string(algorithm.collective()), algorithm.name());
+  if (spec == nullptr || !spec::is_pipelined(*spec)) return 0;
+  const uint64_t whole = std::max<uint64_t>(message_bytes, 1);
+  if (pinned_ != 0) return std::min(pinned_, whole);
+  if (!link_.measured()) return std::min<uint64_t>(spec::kDefaultSegmentBytes, whole);
+  return spec::chosen_segment_bytes(*spec, world_size, message_bytes, link_.latency_us, link_.bandwidth_GBps);
+}
+
+std::string SegmentChoice::describe() const {
+  if (pinned_ != 0) return fmt::format("{} for tree and pipelined-chain at every size (--segment)", format_byte_size(pinned_));
+  if (!link_.measured())
+    return fmt::format("{}, the default (no link test to choose from)", format_byte_size(spec::kDefaultSegmentBytes));
+  return fmt::format("auto: per size and algorithm, sqrt(size x {:.1f} us x {:.3f} GB/s / (fill steps + 1)) ({} link), "
+                     "a power of two from {} to the whole message",
+                     link_.latency_us, link_.bandwidth_GBps, link_.link_class,
+                     format_byte_size(spec::kSmallestSegmentBytes));
+}
+
+}  // namespace ringbench

@@ -1,0 +1,65 @@
+#pragma once
+// --segment BYTES|auto: the pipelining segment of the tree all-reduce and the chain broadcast
+// (spec/segments.h), chosen per size from this run's own link instead of one constant.
+//
+// Why chosen: a segment is a step, and every step is a wait. 64 KiB segments cost the tree
+// all-reduce 1.5x the ring's CPU for the same bytes at N = 4, 4 MiB on the 2-core AMD VM (67 steps,
+// 238 context switches per call), and 256 KiB ones ran it 1.3-1.6x faster at N = 3; but on a
+// 1 Gbit/s link a 256 KiB segment is a 2 ms step, and the tree's fill of 2 log2 N - 1 steps would
+// cost more than the waits save (docs/performance.md). So no constant fits both.
+//
+// How: with --segment auto (the default), rank 0 fits the start-up ping-pong (/links, the same
+// two-segment fit topomodel calibrate and --algo auto make: model/link_fit.h) and every rank
+// receives its latency and bandwidth; each call of a pipelined algorithm then takes
+// spec::chosen_segment_bytes() of its size, the one formula the model prices the row with. The
+// link is the across-hosts class where the job spans hosts (the slowest hop sets the pipeline's
+// pace), else the same-host class. Without a link test (--no-link-test, one rank) the segment is
+// the specification's default. --segment BYTES pins it for every size.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "machine_probes.h"
+#include "transport/algorithm.h"
+
+namespace ringbench {
+
+class Communicator;
+
+// The range --segment BYTES accepts: a smaller segment is all header and wake-up, a larger one is
+// no pipeline at any size ringbench runs.
+inline constexpr uint64_t kMinSegmentBytes = 4 << 10;
+inline constexpr uint64_t kMaxSegmentBytes = 1ull << 30;
+
+// The link auto cuts segments for; zero figures when none was measured.
+struct SegmentLink {
+  std::string link_class;      // "same host", "across hosts"; empty: none
+  double latency_us = 0;
+  double bandwidth_GBps = 0;
+  bool measured() const { return latency_us > 0 && bandwidth_GBps > 0; }
+};
+
+// Rank 0 fits its start-up link points and every rank gets the figures. Collective: every rank
+// calls it with the same `measure` (false: nothing measured, so nothing to send).
+SegmentLink agree_segment_link(Communicator& comm, const std::vector<LinkPoint>& rank0_points, bool measure);
+
+class SegmentChoice {
+ public:
+  SegmentChoice() = default;
+  // pinned_bytes: --segment BYTES; 0 for auto, which cuts for `link`.
+  SegmentChoice(uint64_t pinned_bytes, SegmentLink link) : pinned_(pinned_bytes), link_(std::move(link)) {}
+
+  // The segment `algorithm` runs a call of `message_bytes` with at this world size: 0 for one
+  // that is not pipelined (or has no specification: mpi), never more than the message.
+  uint64_t bytes_for(const Algorithm& algorithm, int world_size, uint64_t message_bytes) const;
+  // The header's line: how the segment is chosen.
+  std::string describe() const;
+
+ private:
+  uint64_t pinned_ = 0;
+  SegmentLink link_;
+};
+
+}  // namespace ringbench
