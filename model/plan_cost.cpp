@@ -102,16 +102,24 @@ struct StepRates {
   std::array<LinkParameters, kClasses> links;
 };
 
-// resident_chunk: the chunk of a row whose buffer is the call's resident buffer (plan_cost.h); 0 =
-// none larger than the call's own.
+// The buffer a call's steps are slices of (plan_cost.h): the call's own, or the larger one its data
+// lies in. A step that moves less than one whole chunk of it is a slice: a pipelined plan's
+// segment, a bucket of the gradients. The element is the chunk layout's rounding, so a chunk one
+// element short of buffer / N is a whole chunk, not a slice.
+struct ResidentBuffer {
+  uint64_t chunk = 0;  // buffer / N, the link test row's chunk for a buffer this large
+  uint64_t element_bytes = 1;
+  bool holds_a_slice(uint64_t message) const { return message + element_bytes <= chunk; }
+};
+
 StepRates step_rates(const Cluster& machine, const std::array<LinkParameters, kClasses>& links, double kernel_GBps,
-                     const RankStep& s, uint64_t resident_chunk) {
+                     const RankStep& s, const ResidentBuffer& resident) {
   const auto& measured = machine.host_cpu.exchange_copy_rates;
   if (measured.empty() || !s.busy) return {kernel_GBps, links};
   uint64_t message = 0;
   for (size_t c = 0; c < kClasses; ++c) message = std::max({message, s.bytes_sent[c], s.bytes_received[c]});
   double rate = rate_at(measured, message);
-  if (resident_chunk > 0) rate = std::min(rate, rate_at(measured, resident_chunk));
+  if (resident.holds_a_slice(message)) rate = std::min(rate, rate_at(measured, resident.chunk));
   StepRates rates{rate, links};
   rates.links[kSameHost].bandwidth_GBps = rates.kernel_GBps;
   rates.links[kSameHost].message_overhead_us = 0;
@@ -211,7 +219,7 @@ PlanCost plan_cost(const Cluster& machine, const PlanCall& call) {
   const double cores = machine.host_cpu.cores * (1 - call.foreign_cpu_share);
   const size_t n = plans.size();
   const uint64_t own_bytes = call.count * call.element_bytes;
-  const uint64_t resident_chunk = call.resident_bytes > own_bytes ? call.resident_bytes / n : 0;
+  const ResidentBuffer resident{std::max(call.resident_bytes, own_bytes) / n, std::max<uint64_t>(1, call.element_bytes)};
   std::vector<double> ready(n, 0.0), wire(n), work(n), piece_work(n);
   std::vector<RankStep> ranks(n);
   PlanCost cost;
@@ -221,7 +229,7 @@ PlanCost plan_cost(const Cluster& machine, const PlanCall& call) {
       ranks[r] = t < plans[r].steps.size() ? rank_step(plans[r].steps[t], static_cast<int>(r), call, links) : RankStep{};
     const std::vector<uint64_t> across = host_across_bytes(ranks, call.host_of_rank, machine.nics.per_node);
     for (size_t r = 0; r < n; ++r) {
-      const StepRates rates = step_rates(machine, links, kernel_GBps, ranks[r], resident_chunk);
+      const StepRates rates = step_rates(machine, links, kernel_GBps, ranks[r], resident);
       wire[r] = wire_us(ranks[r], rates.links, across[static_cast<size_t>(call.host_of_rank[r])]);
       work[r] = cpu_work_us(ranks[r], rates.kernel_GBps, reduce_GBps);
       piece_work[r] = piece_work_us(ranks[r], rates.links);

@@ -42,12 +42,15 @@
 // Where the machine holds exchange_copy_rates (a one-host run's ring send/receive link test,
 // exchange_rate.h), the kernel copy rate of a rank's step is that curve at the step's message size
 // (the most bytes the rank sends or receives in it), and the same-host link takes the same rate and
-// no per-piece overhead. A call whose data lies in a larger buffer (resident_bytes) copies no faster
-// than a row whose whole buffer was that large: min(curve at the message, curve at resident_bytes /
-// N), N the world size (the curve is keyed by a row's chunk, its buffer over N). The curve's small
-// chunks were measured on a buffer the caches held; a DDP bucket is a slice of gradients that
-// outgrow them, and on the 2-core AMD VM a 1 MiB bucket inside the step took 2864 us at N = 4
-// against 1555 us as a plain 1 MiB row.
+// no per-piece overhead. A step that moves a slice of its buffer copies no faster than a row whose
+// chunks were that buffer's: min(curve at the message, curve at buffer / N), N the world size (the
+// curve is keyed by a row's chunk, its buffer over N), where the buffer is the call's own or the
+// larger one its data lies in (resident_bytes), and a slice is a message at least one element short
+// of buffer / N. The curve's small chunks were measured on a buffer the caches held. A pipelined
+// plan's segment is a slice of the call's whole buffer: on the 2-core AMD VM the chain broadcast of
+// 4 MiB at N = 3, 256 KiB segments, took 2065 us, priced 1197 at the 256 KiB chunk's rate and 1690
+// at the 1.4 MiB chunk's. A DDP bucket is a slice of gradients that outgrow the caches: a 1 MiB
+// bucket inside the step took 2864 us at N = 4 against 1555 us as a plain 1 MiB row.
 
 #include <cstdint>
 #include <vector>
@@ -70,7 +73,7 @@ struct PlanCall {
   uint64_t piece_bytes = 0;       // the transport's pipeline piece (ringbench --pipeline)
   double foreign_cpu_share = 0;   // of the hosts' CPU, taken by other processes meanwhile, in [0, 1)
   // Bytes per rank of the buffer the call's data lies in, where that is more than the call's own
-  // (a DDP bucket of a gradient buffer: grad_bytes); 0 = the call's own buffer. See below.
+  // (a DDP bucket of a gradient buffer: grad_bytes); 0 = the call's own buffer. See above.
   uint64_t resident_bytes = 0;
   // Pipelined plans' segment, as the call ran with it (ringbench --segment; /results
   // segment_bytes); 0: the specification's default (spec/segments.h).

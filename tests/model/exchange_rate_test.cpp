@@ -104,6 +104,37 @@ TEST(ExchangeRate, DataInALargerBufferCopiesNoFasterThanThatBuffersRow) {
   EXPECT_DOUBLE_EQ(plan_cost(measured, call).time_us, 60.0);
 }
 
+TEST(ExchangeRate, APipelinedSegmentIsASliceOfTheCallsOwnBuffer) {
+  // A chain broadcast of 64000 B per rank at N = 4 in 4000 B segments: each step copies a slice of
+  // a buffer whose link test row has 16000 B chunks. Measured at 0.8 GB/s there, the segments copy
+  // at 0.8 too, not at the 1.6 of a 4000 B chunk whose whole buffer the caches held: the same
+  // price as on a machine that measured 0.8 at both. A faster rate at the buffer's chunk never
+  // speeds a segment up.
+  PlanCall call{&spec::chain_broadcast(), 16000, 4, 0, {0, 0, 0, 0}, 0};
+  call.segment_bytes = 4000;
+  const auto priced_with = [&call](std::vector<RatePoint> rates) {
+    Cluster machine = exchanging_machine(true);
+    machine.host_cpu.exchange_copy_rates = std::move(rates);
+    return plan_cost(machine, call).time_us;
+  };
+  EXPECT_DOUBLE_EQ(priced_with({{4000, 1.6}, {16000, 0.8}}), priced_with({{4000, 0.8}, {16000, 0.8}}));
+  EXPECT_DOUBLE_EQ(priced_with({{4000, 1.6}, {16000, 3.2}}), priced_with({{4000, 1.6}, {16000, 1.6}}));
+  EXPECT_GT(priced_with({{4000, 0.8}, {16000, 0.8}}), priced_with({{4000, 1.6}, {16000, 1.6}}));
+}
+
+TEST(ExchangeRate, AChunkOneElementShortOfBufferOverNIsWholeNotASlice) {
+  // 4001 float32 at N = 4: chunks of 1001, 1000, 1000 and 1000 elements (4004 and 4000 B) against
+  // buffer / N = 4001 B. The 4000 B chunks are whole chunks, priced at their own rate; were they
+  // slices, the rate at 4001 B (0.4) would price them, and the two machines below would differ.
+  const PlanCall call{&spec::ring_allgather(), 4001, 4, 0, {0, 0, 0, 0}, 0};
+  const auto priced_with = [&call](std::vector<RatePoint> rates) {
+    Cluster machine = exchanging_machine(true);
+    machine.host_cpu.exchange_copy_rates = std::move(rates);
+    return plan_cost(machine, call).time_us;
+  };
+  EXPECT_DOUBLE_EQ(priced_with({{4000, 1.6}, {4001, 0.4}}), priced_with({{4000, 1.6}, {4001, 1.6}, {4002, 0.4}}));
+}
+
 TEST(ExchangeRate, RoundTripsThroughClusterJsonAndRejectsDisorder) {
   const Cluster machine = exchanging_machine(true);
   const std::string text = cluster_to_json(machine);
