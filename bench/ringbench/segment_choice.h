@@ -17,11 +17,13 @@
 // the specification's default. --segment BYTES pins it for every size.
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "machine_probes.h"
+#include "model/link_fit.h"
 #include "transport/algorithm.h"
 
 namespace ringbench {
@@ -38,8 +40,21 @@ struct SegmentLink {
   std::string link_class;      // "same host", "across hosts"; empty: none
   double latency_us = 0;
   double bandwidth_GBps = 0;
+  // Bytes of each large message the link passed faster than its fitted rate: a shaper's burst
+  // (tbf lets its bucket through at wire speed, then holds the stream to its rate). The start-up
+  // ping-pong times a segment inside the burst at wire speed, but a stream of segments empties the
+  // bucket and pays the rate and a wake-up per segment, so auto cuts no segment smaller than the
+  // burst. Across two namespace hosts shaped to 1 Gbit/s, 2026-12-05: a burst of about 160 KB;
+  // without the floor the formula cut 4-32 KiB segments and the tree all-reduce of 256 KiB-4 MiB ran
+  // 1.9-6.5x slower than in 64 KiB ones (docs/performance.md).
+  double burst_bytes = 0;
   bool measured() const { return latency_us > 0 && bandwidth_GBps > 0; }
 };
+
+// The burst of burst_bytes above, from one link class's two-segment fit: the median, over the
+// sizes the bandwidth was fitted on (model::kLargeSegmentBytes and up), of the bytes beyond what
+// the fitted rate moves in the measured time; 0 when none of them beat it.
+double passed_burst_bytes(std::span<const model::LinkSample> samples, double bandwidth_GBps);
 
 // Rank 0 fits its start-up link points and every rank gets the figures. Collective: every rank
 // calls it with the same `measure` (false: nothing measured, so nothing to send).
@@ -58,6 +73,9 @@ class SegmentChoice {
   std::string describe() const;
 
  private:
+  // The smallest segment auto cuts on this link: the burst's power of two; 0 without a burst.
+  uint64_t burst_floor() const;
+
   uint64_t pinned_ = 0;
   SegmentLink link_;
 };
