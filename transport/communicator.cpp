@@ -149,14 +149,14 @@ std::vector<KernelCheck> Communicator::check_kernel_counts() const {
 
 size_t Communicator::write_slice_bytes() const {
   if (options_.write_slice_bytes != 0) return options_.write_slice_bytes;
-  return ranks_exceed_cores_ ? TransportOptions::kSharedCoreSlice : TransportOptions::kOwnCoreSlice;
+  return ranks_exceed_cores() ? TransportOptions::kSharedCoreSlice : TransportOptions::kOwnCoreSlice;
 }
 
 std::chrono::microseconds Communicator::spin() const {
   if (options_.fault_hook) return std::chrono::microseconds{0};
   if (options_.spin) return *options_.spin;
   const bool owner_computes = progress_ && progress_->on_this_thread();
-  return ranks_exceed_cores_ || owner_computes ? TransportOptions::kSharedCoreSpin : TransportOptions::kOwnCoreSpin;
+  return ranks_exceed_cores() || owner_computes ? TransportOptions::kSharedCoreSpin : TransportOptions::kOwnCoreSpin;
 }
 
 std::span<std::byte> Communicator::scratch(size_t bytes) {

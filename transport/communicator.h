@@ -143,8 +143,11 @@ class Communicator {
   // at set-up. Not this process's affinity mask: a launcher that binds each rank to one core
   // (Open MPI does at N <= 2) narrows the mask, not the cores the host's ranks share.
   int host_cores() const { return host_cores_; }
-  // More ranks on this host than it has cores: a waiting rank should give its core away.
-  bool ranks_exceed_cores() const { return ranks_exceed_cores_; }
+  // The ranks whose kernel is this rank's (HostIdentity::same_kernel), this one included: those
+  // that share its cores, on this host or on another network namespace of the same machine.
+  int ranks_sharing_cores() const { return ranks_sharing_cores_; }
+  // More of them than the machine has cores: a waiting rank should give its core away.
+  bool ranks_exceed_cores() const { return ranks_sharing_cores_ > host_cores_; }
   std::vector<std::string> distinct_hosts() const;  // hostnames, one per distinct host identity
 
   // Starts a new collective call: frames are tagged with its sequence number, which every rank
@@ -262,7 +265,7 @@ class Communicator {
   std::vector<PeerCard> cards_;
   InterfaceChoice interface_;
   int host_cores_ = 1;
-  bool ranks_exceed_cores_ = false;
+  int ranks_sharing_cores_ = 1;
   Fd listener_;
   std::unique_ptr<StreamHelpers> stream_helpers_;  // null without helpers; outlives the connections
   std::vector<std::unique_ptr<Connection>> connections_;  // by peer rank; null for self

@@ -239,11 +239,15 @@ void MeshBuilder::choose_routes() {
                                            [&](const PeerCard& c) { return c.host.same_host(cards[0].host); });
   // Counted once here: std::thread::hardware_concurrency() reads /sys on every call, three
   // syscalls the progress loop would otherwise pay per step.
+  // Cores belong to the kernel, not to the network namespace: two namespace hosts on one 2-core
+  // machine, 2 ranks each, are 4 ranks on 2 cores. Counted by host, each rank spun 1 ms as if it
+  // had a core, starving the softirq work that moves the other host's packets: across two tbf
+  // hosts a 64 KiB ring all-reduce took 5.4 ms instead of 0.77 (docs/performance.md).
   const auto neighbours = std::count_if(cards.begin(), cards.end(),
-                                        [&](const PeerCard& c) { return c.host.same_host(cards[comm_.rank_].host); });
+                                        [&](const PeerCard& c) { return c.host.same_kernel(cards[comm_.rank_].host); });
   const unsigned cores = std::thread::hardware_concurrency();
   comm_.host_cores_ = std::max(1, static_cast<int>(cores));
-  comm_.ranks_exceed_cores_ = cores == 0 || static_cast<unsigned>(neighbours) > cores;
+  comm_.ranks_sharing_cores_ = static_cast<int>(neighbours);
   // Every rank reaches the same verdict from the same cards, so each peer listens where we look.
   const size_t route = all_on_one_host ? 0 : 1;
   for (auto& card : cards) card.chosen = card.routes[route];
@@ -253,11 +257,11 @@ void MeshBuilder::choose_routes() {
   listeners_ = {};
   if (debug::enabled(debug::Level::Info, debug::Subsys::Net))
     debug::info(debug::Subsys::Net, comm_.rank_,
-                "interface {} ({}): {}; listening on {}:{}; {} ranks on {} host(s), {} of them on this host's {} "
+                "interface {} ({}): {}; listening on {}:{}; {} ranks on {} host(s), {} of them on this machine's {} "
                 "core(s){}",
                 comm_.interface_.name, comm_.interface_.address, comm_.interface_.reason, comm_.interface_.address,
                 cards[comm_.rank_].port, comm_.size_, comm_.distinct_hosts().size(), neighbours, cores,
-                comm_.ranks_exceed_cores_ ? ", so a waiting rank yields its core while it spins" : "");
+                comm_.ranks_exceed_cores() ? ", so a waiting rank yields its core while it spins" : "");
 }
 
 // "rank 1 on h2 (eth0 10.0.0.2)": a rank and where it talks, for failures that concern a pair.

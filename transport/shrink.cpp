@@ -70,7 +70,7 @@ class Shrinker {
     comm->sequence_ = agreed.sequence;
     comm->interface_ = old.interface_;
     comm->host_cores_ = old.host_cores_;
-    comm->ranks_exceed_cores_ = old.ranks_exceed_cores_;
+    comm->ranks_sharing_cores_ = old.ranks_sharing_cores_;
     comm->listener_ = std::move(old.listener_);
     for (int r = 0; r < size; ++r) {
       PeerCard card = old.cards_[static_cast<size_t>(members[static_cast<size_t>(r)])];

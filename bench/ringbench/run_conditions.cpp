@@ -35,6 +35,7 @@ RunConditions measure_run_conditions(Communicator& comm) {
   conditions.cores = comm.host_cores();
   const std::vector<int> hosts = host_placement(comm);
   conditions.ranks_on_host = static_cast<int>(std::count(hosts.begin(), hosts.end(), hosts[comm.rank()]));
+  conditions.ranks_sharing_cores = comm.ranks_sharing_cores();
   conditions.skew_from_shared_clock = std::all_of(hosts.begin(), hosts.end(), [&](int h) { return h == hosts[0]; });
 
   conditions.skew_repetitions = kSkewRepetitions;
@@ -65,8 +66,11 @@ RunConditions measure_run_conditions(Communicator& comm) {
 }
 
 std::string describe_load(const RunConditions& c) {
-  return fmt::format("{} rank(s) on {} core(s) of rank 0's host ({:.1f} per core), load average {} at start",
-                     c.ranks_on_host, c.cores, c.ranks_per_core(),
+  const int elsewhere = c.ranks_sharing_cores - c.ranks_on_host;
+  return fmt::format("{} rank(s) on {} core(s) of rank 0's host{} ({:.1f} per core), load average {} at start",
+                     c.ranks_on_host, c.cores,
+                     elsewhere > 0 ? fmt::format(", and {} more of other hosts on its kernel sharing them", elsewhere) : "",
+                     c.ranks_per_core(),
                      c.load_average ? fmt::format("{:.2f}", *c.load_average) : std::string("unknown"));
 }
 

@@ -139,7 +139,7 @@ const results::Table& runs_table() {
           {"exit_status", ColumnType::String, "", "running, ok, failed: <reason>"},
           // Schema 2.
           {"load_average", ColumnType::Float64, "", "rank 0's 1-minute load average at start"},
-          {"ranks_per_core", ColumnType::Float64, "", "ranks on rank 0's host / the cores it may use"},
+          {"ranks_per_core", ColumnType::Float64, "", "ranks sharing rank 0's cores (its host's, and other network namespaces' on its kernel) / those cores"},
           {"barrier_skew_us", ColumnType::Float64, "us", "how far apart ranks leave a barrier (median; see docs)"},
           {"median_ci_width", ColumnType::Float64, "fraction",
            "median over the run's rows of the 95% interval's half-width / median; NaN if no row had one"},
