@@ -45,8 +45,8 @@ struct SegmentLink {
   // ping-pong times a segment inside the burst at wire speed, but a stream of segments empties the
   // bucket and pays the rate and a wake-up per segment, so auto cuts no segment smaller than the
   // burst. Across two namespace hosts shaped to 1 Gbit/s, 2026-12-05: a burst of about 160 KB;
-  // without the floor the formula cut 4-32 KiB segments and the tree all-reduce of 256 KiB-4 MiB ran
-  // 1.9-6.5x slower than in 64 KiB ones (docs/performance.md).
+  // without the floor the formula cut 8-32 KiB segments and the tree all-reduce of 256 KiB-4 MiB ran
+  // 1.8-5.7x slower than in 64 KiB ones (docs/performance.md).
   double burst_bytes = 0;
   bool measured() const { return latency_us > 0 && bandwidth_GBps > 0; }
 };
