@@ -41,9 +41,14 @@ def check(output, a, b):
             problems.append(f"rank {rank} printed no error line")
             continue
         verdict = error.group(1)
-        # mpirun merges the ranks' stderr, and may splice another rank's output into a long line:
-        # the start of the line names the link; the diagnosis below names collective and step.
-        if not verdict.startswith(f"link {a}<->{b} ("):
+        # mpirun merges the ranks' stderr, and may splice another rank's output into a long line,
+        # even a few characters in (seen: "link 0<-ringbench: error: rank 3: ..."): what this rank
+        # wrote before the splice must agree with the link; the diagnosis below names collective
+        # and step, and rank 0's the link, whole.
+        named = f"link {a}<->{b} ("
+        splice = verdict.find("ringbench")
+        own = verdict if splice < 0 else verdict[:splice]
+        if not (own.startswith(named) or (splice > 0 and named.startswith(own))):
             problems.append(f"rank {rank} does not name link {a}<->{b}: {verdict}")
         # Every collective counts: the call may be the all-reduce, a barrier of the sweep or the
         # gather of a block's samples that the stopping rule decides on.
