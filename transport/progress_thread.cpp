@@ -37,7 +37,7 @@ ProgressThread::~ProgressThread() {
 
 void ProgressThread::finish(Job& job, std::exception_ptr error) {
   job.state->error = std::move(error);
-  job.state->done.store(true, std::memory_order_release);
+  job.state->done.store(1, std::memory_order_release);
   job.state->done.notify_all();
 }
 
