@@ -27,8 +27,8 @@ struct TransportOptions {
   // tests exercise the partial-send paths that large messages hit, without large messages.
   size_t socket_buffer_bytes = 0;
   // How long a stalled progress loop keeps retrying before it sleeps in poll(). Spinning saves the
-  // 25-30 us a wake-up costs per hop; with more ranks on the host than cores it yields the core
-  // at each retry instead of holding it. Zero sleeps at once. Unset (--spin auto, the default),
+  // 25-30 us a wake-up costs per hop; each retry yields the core to whatever else needs it (a
+  // peer sharing it, the kernel's network work) instead of holding it. Zero sleeps at once. Unset (--spin auto, the default),
   // Communicator::spin() chooses by whether the rank has a core to itself:
   //  - yes, in a blocking call: kOwnCoreSpin. A ring's wake-ups add up along its 2(N-1) steps,
   //    each hop waiting on the one before: at N = 16 on 16 cores (Intel Xeon VM, 2026-12-04) a

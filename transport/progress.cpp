@@ -179,7 +179,7 @@ class Loop {
   std::chrono::milliseconds heartbeat_, grace_;
   static Clock::duration spin_budget(const Communicator& comm);
   Clock::duration spin_;  // how long a stalled loop retries before it sleeps in poll()
-  bool yield_;            // more ranks on this host than cores: give the core away while spinning
+  bool yield_;            // more ranks on this host than cores: hand the core over between slices
   static size_t write_slice(const Communicator& comm);
   size_t slice_;          // most bytes one send() may take (TransportOptions::write_slice_bytes)
   Clock::time_point entered_, last_progress_, next_watchdog_;
@@ -585,14 +585,17 @@ Loop::Pass Loop::try_every_operation_once() {
 }
 
 // A bounded spin before sleeping (options.spin): waking a rank blocked in poll() costs 25-30 us
-// per hop on a VM, more than a small message takes to arrive. With more ranks on this host than
-// cores a pure spin would hold the core the sender needs, so each retry yields it instead (like
-// Open MPI's yield-when-idle): the peer sharing the core runs at once, without a wake-up.
-// Measured, 8 B recursive-doubling all-reduce: N=2 60-110 us -> 12-15 us (pure spin); N=4 on 2
-// cores 95-125 us -> 50-90 us (yielding spin); 4-32 MiB unchanged.
+// per hop on a VM, more than a small message takes to arrive. Each retry yields the core (like
+// Open MPI's yield-when-idle): with nothing else to run the call returns at once, and whatever
+// does need the core runs without a wake-up, a peer sharing it or the kernel's own network work.
+// Measured, 8 B recursive-doubling all-reduce: N=2 60-110 us -> 12-15 us (spin); N=4 on 2 cores
+// 95-125 us -> 50-90 us (yielding spin); 4-32 MiB unchanged. A rank with a core to itself once
+// spun without yielding, and across two namespace hosts (one rank each, tbf 1 Gbit/s) the
+// softirq that sends tbf's released packets waited behind it: the 64 KiB ring took 2140 us, 532
+// yielding, the link's own 524 (docs/performance.md).
 bool Loop::keep_spinning(Clock::time_point now) const {
   if (now - last_progress_ >= spin_) return false;
-  if (yield_) sched_yield();
+  sched_yield();
   return true;
 }
 
