@@ -4,6 +4,7 @@
 // machine's CPU time stops its vCPUs for tens of milliseconds, and the guest reports no steal.
 #include <sched.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
