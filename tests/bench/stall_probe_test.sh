@@ -10,7 +10,11 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 "$probe" --seconds 1.5 --threads 1 >"$out" &
 pid=$!
-sleep 0.4
+# Stop it only once its one-core phase has begun (the header is flushed just before), then a
+# little into the phase: a loaded machine's slow start cannot move the stop outside it.
+for _ in $(seq 100); do grep -q '^ *# phase' "$out" && break; sleep 0.05; done
+grep -q '^ *# phase' "$out" || fail "stall-probe printed no header within 5 s"
+sleep 0.2
 kill -STOP "$pid"
 sleep 0.3
 kill -CONT "$pid"
