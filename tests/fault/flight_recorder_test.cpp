@@ -49,12 +49,16 @@ void check_diagnosis(const Job& job, const Trial& t) {
                            first, err));
   EXPECT_NE(err.find(fmt::format("diagnosis by rank {}, the first survivor: rank {} failed", first, t.victim)),
             std::string::npos);
-  const std::regex stuck(fmt::format(R"(rank {}:   rank {}: (\w+) #(\d+) \((\w+)\): stuck at step (\d+) of (\d+), )"
-                                     R"((waiting for|sending) [0-9,]+ more of [0-9,]+ bytes (from|to) rank \d)",
-                                     first, first));
+  // The survivor is stuck in a step, or (when the abort reached it after its last step but before
+  // its call returned) has finished every step of its call; either way the call is named.
+  const std::regex last_call(fmt::format(R"(rank {}:   rank {}: (\w+) #(\d+) \((\w+)\): (stuck at step (\d+) of (\d+), )"
+                                         R"((waiting for|sending) [0-9,]+ more of [0-9,]+ bytes (from|to) rank \d|)"
+                                         R"(finished all (\d+) step\(s\)))",
+                                         first, first));
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(err, m, stuck)) << "no 'stuck at step' line";
+  ASSERT_TRUE(std::regex_search(err, m, last_call)) << "no line naming the survivor's call and step";
   const uint64_t sequence = std::stoull(m[2]);
+  const bool finished = m[9].matched;
   // The victim strikes in call K, or in the first later call that waits (fault_injection.h); it
   // says which. A survivor may have finished that call (a barrier needs only some of the victim's
   // frames) and be waiting in the next one for the rest.
@@ -65,10 +69,17 @@ void check_diagnosis(const Job& job, const Trial& t) {
   const uint64_t call = std::stoull(struck[1]);
   EXPECT_GE(call, t.call);
   EXPECT_TRUE(sequence == call || sequence == call + 1) << "sequence " << sequence << ", victim struck in " << call;
-  // The step named is the one the survivor's own recorder file shows unfinished in that call.
+  // The victim's last frame to this survivor came no later than the call it struck in.
+  std::smatch frame;
+  ASSERT_TRUE(std::regex_search(err, frame, std::regex(fmt::format(R"(last frame from rank {}: \w+ #(\d+) )", t.victim))))
+      << "no 'last frame from rank " << t.victim << "' line";
+  EXPECT_LE(std::stoull(frame[1]), call);
+  // The step named is the one the survivor's own recorder file shows unfinished in that call; a
+  // finished call's last step is in the file as done.
   const std::string file = slurp(job.dir() / fmt::format("out.h5.flight.{}.txt", first));
-  const std::regex entry(fmt::format(R"(\n\s+{} {}\s+{}\s+{}/{} .* (failed|waiting)\s)", sequence, m[1].str(),
-                                     m[3].str(), m[4].str(), m[5].str()));
+  const std::string step = finished ? fmt::format("{}/{}", m[9].str(), m[9].str()) : m[5].str() + "/" + m[6].str();
+  const std::regex entry(fmt::format(R"(\n\s+{} {}\s+{}\s+{} .* ({})\s)", sequence, m[1].str(), m[3].str(), step,
+                                     finished ? "done" : "failed|waiting"));
   EXPECT_TRUE(std::regex_search(file, entry)) << "the file does not hold the diagnosed entry:\n" << file;
   for (int r = 0; r < kRanks; ++r) {
     if (r == t.victim) continue;
