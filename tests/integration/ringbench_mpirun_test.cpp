@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iterator>
@@ -26,8 +27,10 @@ using testing::run_command;
 class RingbenchRun : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("ringbench-it-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    // A parameterised test's name ends in "/N": flattened, so TearDown removes the whole directory.
+    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(name.begin(), name.end(), '/', '-');
+    dir_ = fs::temp_directory_path() / ("ringbench-it-" + std::to_string(::getpid()) + "-" + name);
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
