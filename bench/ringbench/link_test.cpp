@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "statistics/order_statistics.h"
 #include "transport/communicator.h"
 #include "transport/fd.h"
 #include "transport/interfaces.h"
@@ -44,15 +45,15 @@ double ring_exchange_seconds(Communicator& comm, uint64_t bytes, int iterations,
     sends.push_back({(r + 1) % n, static_cast<uint32_t>(k), slot(r - k)});
     receives.push_back({(r - 1 + n) % n, static_cast<uint32_t>(k), slot(r - k - 1)});
   }
-  double total = 0;
+  std::vector<double> seconds;
   for (int i = 0; i < iterations; ++i) {
     comm.barrier();
     comm.begin_collective();
     auto start = Clock::now();
     comm.ring_stream(sends, receives, {"send/receive", "link test", 0, static_cast<uint32_t>(back_to_back)});
-    total += std::chrono::duration<double>(Clock::now() - start).count();
+    seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
   }
-  return total / iterations / back_to_back;
+  return stats::median(seconds) / back_to_back;
 }
 
 namespace {

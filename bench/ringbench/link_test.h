@@ -19,11 +19,14 @@ namespace ringbench {
 
 class Communicator;
 
-// Mean seconds of one ring send/receive of `bytes` (one chunk). Each of `iterations` timed calls is
-// a barrier (outside the timed region, like the collectives) then `back_to_back` chunks streamed
-// around the ring exactly as a ring all-reduce moves them (Communicator::ring_stream: each piece
-// forwarded as soon as it arrives), only without the reduction. So the per-chunk figure carries
-// the same start-up skew and pipelining a ring collective gets. Collective: every rank calls it.
+// Seconds of one ring send/receive of `bytes` (one chunk): this rank's median timed call over
+// `back_to_back`. Each of `iterations` timed calls is a barrier (outside the timed region, like
+// the collectives) then `back_to_back` chunks streamed around the ring exactly as a ring
+// all-reduce moves them (Communicator::ring_stream: each piece forwarded as soon as it arrives),
+// only without the reduction. So the per-chunk figure carries the same start-up skew and
+// pipelining a ring collective gets. The median, as the collectives' own headline time: a mean
+// took in the host's stalls (up to 100 ms on the 2-core VM, measuring.md), and at 32 KiB one
+// such stall put the link test above the all-reduce it bounds. Collective: every rank calls it.
 // `workspace`, if it holds at least two chunks, is used (and overwritten) instead of allocating
 // N chunk slots: the harness passes its collective buffer, so the test adds no memory of its own.
 double ring_exchange_seconds(Communicator& comm, uint64_t bytes, int iterations, int back_to_back,

@@ -36,7 +36,7 @@ bool on_one_host(const Communicator& comm);
 // One rank's figures for one size; trivially copyable so it crosses the wire as bytes.
 struct RankSample {
   double mean_us = 0;            // this rank's mean over the timed calls
-  double link_us = 0;            // mean ring send/receive of one chunk (bytes / N)
+  double link_us = 0;            // median ring send/receive of one chunk (bytes / N)
   uint64_t payload_sent = 0;     // per call (identical in every call, else bytes_mismatch)
   uint64_t overhead_sent = 0;    // per call
   uint64_t expected_payload = 0; // the algorithm's formula for this rank
