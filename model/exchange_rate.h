@@ -13,8 +13,8 @@
 // copy rate, read off at a step's message size (log-linear between the measured sizes, flat
 // beyond them).
 //
-// From one exchange of `chunk` bytes in `chunk_us` (the per-chunk mean of 2(N-1) back-to-back
-// chunks): each rank copies the chunk into its socket and one out of another, 2 x chunk; a host
+// From one exchange of `chunk` bytes in `chunk_us` (the median timed call of 2(N-1) back-to-back
+// chunks, per chunk): each rank copies the chunk into its socket and one out of another, 2 x chunk; a host
 // of R ranks on C cores does R of those on min(R, C) cores, so
 //
 //     rate = 2 x chunk x max(1, R / C) / (chunk_us - hop_latency_us)
