@@ -136,7 +136,9 @@ TEST(Shrink, SurvivorsOfAKilledOrFrozenRankGoOnVerified) {
   }
   int k = 0;
   for (const Trial& t : trials) {
-    const double seconds = run_trial(t, fs::temp_directory_path() / fmt::format("ringbench-shrink-{}-{}", ::getpid(), k++));
+    const fs::path dir = fs::temp_directory_path() / fmt::format("ringbench-shrink-{}-{}", ::getpid(), k++);
+    const double seconds = run_trial(t, dir);
+    if (!HasFailure()) fs::remove_all(dir);  // a failed trial's files stay, for its ranks' logs
     std::printf("trial %d: N=%d %s rank %d at call %llu: failure to resumed sweep %.2f s (timeout %d s)\n", k, t.ranks,
                 t.kill ? "kill" : "stall", t.victim, static_cast<unsigned long long>(t.call), seconds, kTimeoutSeconds);
     std::fflush(stdout);

@@ -19,6 +19,12 @@ struct Outcome {
   std::string out, err;
 };
 
+// A results file and the lock file its writer leaves beside it (FILE.lock).
+void remove_results_file(const std::filesystem::path& file) {
+  std::filesystem::remove(file);
+  std::filesystem::remove(file.string() + ".lock");
+}
+
 Outcome run(const std::string& args) {
   const auto dir = std::filesystem::temp_directory_path();
   const auto err_path = dir / ("topomodel_cli_test_" + std::to_string(::getpid()) + ".err");
@@ -278,7 +284,7 @@ TEST(Topomodel, DdpStepSweepsBucketSizesAndMarksTheBest) {
   EXPECT_EQ(best, 1);
   EXPECT_EQ(std::get<uint64_t>(rows.rows.back()[rows.column("bucket_bytes")]), uint64_t{128} << 20);
   EXPECT_EQ(std::get<int64_t>(rows.rows.back()[rows.column("buckets")]), 1);
-  std::filesystem::remove(file);
+  remove_results_file(file);
   const Outcome given = run("step --workload ddp --cluster dgx-h100 --bucket-bytes 1Mi,4Mi --compute-ms 0.5 --algo auto");
   ASSERT_EQ(given.status, 0) << given.err;
   EXPECT_NE(given.out.find("backward 500.0 us per layer (--compute-ms)"), std::string::npos) << given.out;
@@ -319,7 +325,7 @@ TEST(Topomodel, OutputAppendsTablesThatReadBack) {
   EXPECT_EQ(std::get<int64_t>(placements.rows[0][placements.column("rank")]), 1);
   const auto validation = results::read_table(file, "/model/validation");
   EXPECT_GE(validation.rows.size(), 7u);
-  std::filesystem::remove(file);
+  remove_results_file(file);
 }
 
 }  // namespace
