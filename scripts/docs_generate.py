@@ -8,8 +8,9 @@ Generated blocks are the lines between `<!-- NAME:begin -->` and `<!-- NAME:end 
 what produces them (BLOCKS below: the binaries' --help, print_algorithm_table, the exit codes in
 bench/ringbench/exit_codes.h). Every block in BLOCKS must appear exactly once in the docs, so a
 deleted marker fails the check as loudly as a stale block. Both modes also check that every
-relative link resolves (file, and heading anchor in a .md file) and that README.md links every
-page in docs/. Only Python's standard library: it runs under any python3.
+relative link resolves (file, and heading anchor in a .md file), that README.md links every
+page in docs/, and that docs/results.md states the schema version results_file.h writes. Only
+Python's standard library: it runs under any python3.
 """
 
 import argparse
@@ -23,6 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TOPOMODEL_SUBCOMMANDS = ("clusters", "collective", "sweep", "validate", "step", "failures", "calibrate", "predict")
 EXIT_CODES_HEADER = ROOT / "bench" / "ringbench" / "exit_codes.h"
+RESULTS_HEADER = ROOT / "bench" / "results" / "results_file.h"
+RESULTS_PAGE = ROOT / "docs" / "results.md"
 
 
 def run_binary(bin_dir, name, *args):
@@ -187,20 +190,36 @@ def check_links():
     return problems
 
 
+def check_schema_version():
+    """docs/results.md states the version ringbench writes twice; both must be kSchemaVersion."""
+    written = re.search(r"kSchemaVersion = (\d+);", RESULTS_HEADER.read_text()).group(1)
+    page = RESULTS_PAGE.read_text()
+    problems = []
+    for pattern in (r"`ringbench_schema_version` is (\d+)", r"this ringbench's \((\d+)\)"):
+        stated = re.search(pattern, page)
+        if not stated:
+            problems.append(f"{rel(RESULTS_PAGE)}: no sentence matching {pattern!r} (the schema version)")
+        elif stated.group(1) != written:
+            line = page.count("\n", 0, stated.start()) + 1
+            problems.append(f"{rel(RESULTS_PAGE)}:{line}: says schema {stated.group(1)}; "
+                            f"{rel(RESULTS_HEADER)} writes {written}")
+    return problems
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--write", action="store_true", help="rewrite stale blocks instead of failing")
     parser.add_argument("--bin-dir", type=Path, default=ROOT / "build" / "bin",
                         help="where ringbench, topomodel and print_algorithm_table are (default: build/bin)")
     args = parser.parse_args()
-    problems = update_blocks(args.write, args.bin_dir.resolve()) + check_links()
+    problems = update_blocks(args.write, args.bin_dir.resolve()) + check_links() + check_schema_version()
     for problem in problems:
         print(f"docs_generate: {problem}", file=sys.stderr)
     if problems:
         if not args.write:
             print("docs_generate: regenerate with: scripts/docs_generate.py --write --bin-dir BUILD/bin", file=sys.stderr)
         return 1
-    print(f"docs_generate: {len(BLOCKS)} generated blocks {'written' if args.write else 'up to date'}, links resolve")
+    print(f"docs_generate: {len(BLOCKS)} generated blocks {'written' if args.write else 'up to date'}, links resolve, schema version stated")
     return 0
 
 
