@@ -42,10 +42,17 @@ ns_shape() {  # ns_shape HOST RATE
   local host=$1 rate=$2
   ns_exists "$host" || { ns_err "no namespace $host: create the hosts first"; return 1; }
   [[ $rate =~ ^[0-9]+(\.[0-9]+)?([kmg]?bit|[kmg]?bps)$ ]] || { ns_err "rate '$rate': expected e.g. 1gbit, 250mbit"; return 1; }
-  # burst 256kb keeps tbf near its rate at 1 Gbit/s (smaller bursts undershoot); latency 10ms
-  # bounds its queue.
-  tc -n "$host" qdisc replace dev eth0 root tbf rate "$rate" burst 256kb latency 10ms || return 1
-  tc qdisc replace dev "rb-$host" root tbf rate "$rate" burst 256kb latency 10ms || return 1
+  # A real link never passes bytes faster than its rate; tbf passes a full bucket (burst) at the
+  # veth's own speed, so the burst is kept small: 32kb, which a message that waited for another
+  # phase (hierarchical's and the tree's cross-host steps) gets through at loopback speed, against
+  # 256kb before (docs/model.md, "Two hosts"). The bucket must hold the largest packet, and veth
+  # hands tbf GSO packets of up to 64 KiB (a smaller burst than those undershot the rate by 35-50%):
+  # the packets are capped at 16 KiB on both ends, which keeps 1 Gbit/s within 10% of its rate.
+  # latency 10ms bounds tbf's queue.
+  ip -n "$host" link set eth0 gso_max_size 16384 || return 1
+  ip link set "rb-$host" gso_max_size 16384 || return 1
+  tc -n "$host" qdisc replace dev eth0 root tbf rate "$rate" burst 32kb latency 10ms || return 1
+  tc qdisc replace dev "rb-$host" root tbf rate "$rate" burst 32kb latency 10ms || return 1
   echo "namespace-hosts: $host link shaped to $rate both ways" >&2
 }
 
