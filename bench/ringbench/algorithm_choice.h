@@ -55,7 +55,10 @@ struct RacePolicy {
   // state moves between runs: docs/algorithms.md), and there a race of every candidate costs
   // milliseconds; at large sizes, where one call is tens of ms, the close ratio alone decides.
   static constexpr double kCheapShareOfMaxTime = 0.1;
-  static constexpr int kMinTurns = 3;
+  // No candidate can leave before its turns give an interval (race.h: each turn is a block), so
+  // the race looks at its standings from the turn that can first give one:
+  // stats::min_blocks_for_interval(), 6 at 95% (checked by auto_test).
+  static constexpr int kMinTurns = 6;
   static constexpr int kMaxTurns = 25;
   static constexpr int kCallsPerTurn = 4;
 

@@ -313,7 +313,7 @@ size_t Sweep::race(const std::vector<const Algorithm*>& candidates, std::vector<
                            (options_.max_seconds_per_size > 0 && elapsed.count() >= options_.max_seconds_per_size);
     std::vector<size_t> standings;
     if (root_) {
-      standings = stats::race_survivors(calls_us, racing, stats::kConfidence);
+      standings = stats::race_survivors(calls_us, racing, RacePolicy::kCallsPerTurn);
       if (last_turn) standings.resize(1);  // the leader
     }
     racing = agree_on_standings(standings, candidates.size());

@@ -2,6 +2,7 @@
 
 #include <cassert>
 
+#include "call_statistics.h"
 #include "order_statistics.h"
 
 namespace ringbench::stats {
@@ -17,15 +18,24 @@ size_t race_leader(std::span<const std::vector<double>> calls_by_candidate, std:
   return leader;
 }
 
+namespace {
+
+std::optional<Interval> turns_interval(const std::vector<double>& calls, size_t calls_per_turn) {
+  if (calls.empty()) return std::nullopt;
+  return summarize_calls(calls, calls_per_turn).ci95;
+}
+
+}  // namespace
+
 std::vector<size_t> race_survivors(std::span<const std::vector<double>> calls_by_candidate,
-                                   std::span<const size_t> racing, double confidence) {
+                                   std::span<const size_t> racing, size_t calls_per_turn) {
   if (racing.empty()) return {};
   const size_t leader = race_leader(calls_by_candidate, racing);
-  const std::optional<Interval> leading = median_confidence_interval(calls_by_candidate[leader], confidence);
+  const std::optional<Interval> leading = turns_interval(calls_by_candidate[leader], calls_per_turn);
   std::vector<size_t> survivors = {leader};
   for (size_t i : racing) {
     if (i == leader) continue;
-    const std::optional<Interval> own = median_confidence_interval(calls_by_candidate[i], confidence);
+    const std::optional<Interval> own = turns_interval(calls_by_candidate[i], calls_per_turn);
     const bool clearly_slower = leading && own && own->low > leading->high;
     if (!clearly_slower) survivors.push_back(i);
   }

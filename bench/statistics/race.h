@@ -15,12 +15,17 @@
 
 namespace ringbench::stats {
 
-// The candidates of `racing` (indices into calls_by_candidate, each one's call times so far) that
-// stay in the race: those whose interval of the median at `confidence` is not wholly above the
-// interval of the leader (the lowest median). A candidate with too few calls for an interval
-// stays. The leader comes first; the others keep their order.
+// The candidates of `racing` (indices into calls_by_candidate, each one's call times so far, in
+// turns of calls_per_turn consecutive calls) that stay in the race: those whose 95% interval of
+// the median is not wholly above the interval of the leader (the lowest median). The intervals are
+// the rows' (call_statistics.h), with each turn a block: the calls of one turn share the machine's
+// state of that moment, so an interval from the calls themselves is too narrow, and a candidate
+// that drew one slow moment would leave the race on it (on the 2-core AMD EPYC VM, auto picked
+// two-shot and the tree at N = 4, 128 and 256 KiB, where recursive doubling's row was 16% and 23%
+// faster). A candidate with too few turns for an interval stays. The leader comes first; the
+// others keep their order.
 std::vector<size_t> race_survivors(std::span<const std::vector<double>> calls_by_candidate,
-                                   std::span<const size_t> racing, double confidence);
+                                   std::span<const size_t> racing, size_t calls_per_turn);
 
 // The candidate of `racing` with the lowest median (the first of equals). Requires a non-empty
 // `racing` whose candidates all have calls.

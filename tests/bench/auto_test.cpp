@@ -11,6 +11,7 @@
 #include "model/measured_machine.h"
 #include "model/plan_cost.h"
 #include "spec/algorithm_spec.h"
+#include "statistics/call_statistics.h"
 #include "transport/algorithm.h"
 
 namespace ringbench {
@@ -60,6 +61,11 @@ model::Cluster machine(double latency_us, double bandwidth_GBps, int ranks) {
   m.same_host = {latency_us, bandwidth_GBps, 0};
   m.piece_bytes = 256 << 10;
   return model::measured_machine(m);
+}
+
+// The race's standings start at the first turn whose blocks can give an interval (race.h).
+TEST(AutoChoice, TheRaceLooksAtItsStandingsOnceTurnsGiveAnInterval) {
+  EXPECT_EQ(static_cast<size_t>(RacePolicy::kMinTurns), stats::min_blocks_for_interval());
 }
 
 // At N=2 naive and recursive doubling take one step and ring two, for the same bytes, so a

@@ -29,48 +29,80 @@ std::vector<double> around(double centre, int n, double step) {
   return v;
 }
 
+// Turns of 4 calls, as auto races.
+constexpr size_t kTurn = 4;
+
 TEST(RaceSurvivors, AClearLoserLeavesAndACloseOneStays) {
-  const std::vector<std::vector<double>> calls = {around(100, 12, 1), around(150, 12, 1), around(101, 12, 1)};
+  const std::vector<std::vector<double>> calls = {around(100, 24, 1), around(150, 24, 1), around(101, 24, 1)};
   const std::vector<size_t> racing = {0, 1, 2};
-  EXPECT_EQ(race_survivors(calls, racing, 0.95), (std::vector<size_t>{0, 2}));
+  EXPECT_EQ(race_survivors(calls, racing, kTurn), (std::vector<size_t>{0, 2}));
 }
 
-TEST(RaceSurvivors, TheLeaderComesFirstAndTooFewCallsStay) {
-  // Candidate 2 has the lowest median; candidate 0 has 3 calls, too few for an interval.
-  const std::vector<std::vector<double>> calls = {{500, 500, 500}, around(150, 12, 1), around(90, 12, 1)};
+TEST(RaceSurvivors, TheLeaderComesFirstAndTooFewTurnsStay) {
+  // Candidate 2 has the lowest median; candidate 0 has 5 turns, one too few for an interval.
+  const std::vector<std::vector<double>> calls = {std::vector<double>(20, 500), around(150, 24, 1), around(90, 24, 1)};
   const std::vector<size_t> racing = {0, 1, 2};
-  EXPECT_EQ(race_survivors(calls, racing, 0.95), (std::vector<size_t>{2, 0}));
+  EXPECT_EQ(race_survivors(calls, racing, kTurn), (std::vector<size_t>{2, 0}));
   EXPECT_EQ(race_leader(calls, racing), 2u);
 }
 
 TEST(RaceSurvivors, OnlyTheRacingCount) {
   // Candidate 0 has left already; with it gone, 2 leads and 1 is clearly slower.
-  const std::vector<std::vector<double>> calls = {around(10, 12, 1), around(150, 12, 1), around(100, 12, 1)};
+  const std::vector<std::vector<double>> calls = {around(10, 24, 1), around(150, 24, 1), around(100, 24, 1)};
   const std::vector<size_t> racing = {1, 2};
-  EXPECT_EQ(race_survivors(calls, racing, 0.95), (std::vector<size_t>{2}));
+  EXPECT_EQ(race_survivors(calls, racing, kTurn), (std::vector<size_t>{2}));
 }
 
-// Races as auto runs them: turns of 4 calls each, at least 3 turns, at most 10, candidates whose
-// calls are log-normal around their true time with a 10% spread. The fastest is 12% faster than
-// the next, the margin auto's target forgives; the race must end on it almost always.
-TEST(Race, EndsOnTheFastestOfNoisyCandidates) {
-  std::mt19937_64 rng(test_seed());
-  std::normal_distribution<double> noise(0.0, 0.10);
+// A turn's calls share the machine's state of that moment: all four come out slow or fast
+// together, so 24 calls in 6 turns are 6 observations, not 24. A candidate that ran one turn as
+// fast as the leader and five in slow moments: judged by its calls, its interval lies above the
+// leader's and it leaves; judged by its turns, six are too few to rule it out.
+TEST(RaceSurvivors, SixTurnsAreSixObservations) {
+  std::vector<double> unlucky;
+  for (double turn : {130.0, 130.0, 130.0, 100.0, 130.0, 130.0})
+    for (double call : {0.0, 0.5, 1.0, 1.5}) unlucky.push_back(turn + call);
+  const std::vector<std::vector<double>> calls = {around(102, 24, 0.1), unlucky};
+  const std::vector<size_t> racing = {0, 1};
+  EXPECT_EQ(race_survivors(calls, racing, kTurn), (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(race_survivors(calls, racing, 1), (std::vector<size_t>{0})) << "calls as blocks: it leaves";
+}
+
+// Races as auto runs them: turns of 4 calls each, standings from the 6th turn, at most 25, candidates
+// whose calls are log-normal around their true time: each turn's four share a slow or fast moment
+// of the machine (turn_spread), and each call varies by call_spread on top. The fastest is 12%
+// faster than the next, the margin auto's target forgives. Returns how often the race ended on it.
+int fastest_wins(double turn_spread, double call_spread, int races, std::mt19937_64& rng) {
+  std::normal_distribution<double> moment(0.0, turn_spread), call(0.0, call_spread);
   const std::vector<double> truth = {1.12, 1.0, 1.5, 1.14};
-  const int races = 1000;
   int right = 0;
   for (int r = 0; r < races; ++r) {
     std::vector<std::vector<double>> calls(truth.size());
     std::vector<size_t> racing(truth.size());
     std::iota(racing.begin(), racing.end(), size_t{0});
-    for (int turn = 0; turn < 10 && racing.size() > 1; ++turn) {
-      for (size_t i : racing)
-        for (int c = 0; c < 4; ++c) calls[i].push_back(truth[i] * std::exp(noise(rng)));
-      if (turn >= 2) racing = race_survivors(calls, racing, 0.95);
+    for (int turn = 1; turn <= 25 && racing.size() > 1; ++turn) {
+      for (size_t i : racing) {
+        const double now = std::exp(moment(rng));
+        for (size_t c = 0; c < kTurn; ++c) calls[i].push_back(truth[i] * now * std::exp(call(rng)));
+      }
+      if (turn >= 6) racing = race_survivors(calls, racing, kTurn);
     }
     right += race_leader(calls, racing) == 1;
   }
+  return right;
+}
+
+TEST(Race, EndsOnTheFastestOfNoisyCandidates) {
+  std::mt19937_64 rng(test_seed());
+  const int races = 1000;
+  const int right = fastest_wins(0.0, 0.10, races, rng);
   EXPECT_GE(right, races * 99 / 100) << "the fastest won " << right << " of " << races << " races";
+}
+
+TEST(Race, EndsOnTheFastestWhenTheMachineMovesByTurns) {
+  std::mt19937_64 rng(test_seed());
+  const int races = 1000;
+  const int right = fastest_wins(0.10, 0.03, races, rng);
+  EXPECT_GE(right, races * 95 / 100) << "the fastest won " << right << " of " << races << " races";
 }
 
 }  // namespace
