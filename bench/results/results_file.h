@@ -61,7 +61,9 @@ namespace ringbench::results {
 //      write_slice_bytes, spin_us, streams)
 //   7  /results gains threads (the threads that drove the streams, --threads)
 //   8  /results gains segment_bytes (the pipelined plans' segment each row ran with, --segment)
-inline constexpr int64_t kSchemaVersion = 8;
+//   9  /exchanges (the ring send/receive link test at chunks beyond the rows' own, up to the
+//      largest size: what `topomodel calibrate` reads large messages' copy rate from) is new
+inline constexpr int64_t kSchemaVersion = 9;
 
 // A results-file problem a user can act on (wrong schema, not HDF5, unwritable path, lock
 // timeout). what() is one line naming the file.

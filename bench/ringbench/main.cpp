@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "ddp_workload.h"
 #include "crossover.h"
+#include "exchange_ladder.h"
 #include "exit_codes.h"
 #include "fault_injection.h"
 #include "flight_dump.h"
@@ -35,6 +36,7 @@
 #include "run_record.h"
 #include "segment_choice.h"
 #include "shrink_events.h"
+#include "size_sweep.h"
 #include "slice_probe.h"
 #include "sweep.h"
 #include "statistics/call_statistics.h"
@@ -207,6 +209,7 @@ class BenchRun {
     // The plain socket pair involves rank 0 (and one rank on another host), while the others
     // wait at the barrier.
     std::vector<LinkPoint> links;
+    std::vector<ExchangePoint> exchanges;
     if (options_.link_test) {
       PlainPair plain = measure_plain_pair(*comm_);
       record_.plain_pair_GBps = plain.GBps;
@@ -217,6 +220,7 @@ class BenchRun {
         record_.reduce_GBps = rates.reduce_GBps, record_.copy_GBps = rates.copy_GBps;
       }
       links = measure_link_classes(*comm_);
+      exchanges = measure_exchange_ladder_if_useful();
     }
     segments_ = SegmentChoice(options_.segment_bytes,
                               agree_segment_link(*comm_, links, options_.link_test && options_.segment_bytes == 0));
@@ -226,10 +230,21 @@ class BenchRun {
                     record_.interface + ": " + record_.interface_reason,
                     record_.mpi_library, record_.plain_pair_GBps, record_.plain_pair_path, conditions, write_slice,
                     comm_->size() > 1 ? segments_.describe() : std::string()});
-    sink_.add([row = to_row(record_), links = link_rows(record_.run_id, links)](results::Transaction& t) {
+    sink_.add([row = to_row(record_), links = link_rows(record_.run_id, links),
+               exchanges = exchange_rows(record_.run_id, exchanges)](results::Transaction& t) {
       t.append(runs_table(), {&row, 1});
       if (!links.empty()) t.append(links_table(), links);
+      if (!exchanges.empty()) t.append(exchanges_table(), exchanges);
     });
+  }
+
+  // The exchange at the messages the rows' link tests do not reach (exchange_ladder.h), for the
+  // model's copy-rate curve. Only where that curve is used, a sweep on one host. Collective.
+  std::vector<ExchangePoint> measure_exchange_ladder_if_useful() {
+    if (options_.workload != Workload::Sweep || hosts_.size() != 1) return {};
+    const std::vector<uint64_t> sizes = run_sizes(options_);
+    if (sizes.empty()) return {};
+    return measure_exchange_ladder(*comm_, *std::max_element(sizes.begin(), sizes.end()));
   }
 
   // --slice auto: measured here, before the link test and every row, which all run with the

@@ -295,6 +295,27 @@ std::vector<results::Row> link_rows(const std::string& run_id, const std::vector
   return rows;
 }
 
+const results::Table& exchanges_table() {
+  static const results::Table table{
+      "/exchanges",
+      {
+          {"run_id", ColumnType::String, "", "the run (see /runs)"},
+          {"chunk_bytes", ColumnType::UInt64, "bytes", "chunk each rank sends its right neighbour while receiving one"},
+          {"chunk_us", ColumnType::Float64, "us", "per chunk: the median timed call of 2(N-1) chunks back to back, over 2(N-1)"},
+          {"calls", ColumnType::Int64, "", "timed calls"},
+      },
+      "the ring send/receive link test at chunks beyond the rows' own, up to the largest size (schema 9; one host, "
+      "with the link test)"};
+  return table;
+}
+
+std::vector<results::Row> exchange_rows(const std::string& run_id, const std::vector<ExchangePoint>& points) {
+  std::vector<results::Row> rows;
+  for (const ExchangePoint& p : points)
+    rows.push_back({run_id, uint64_t{p.chunk_bytes}, p.chunk_us, int64_t{p.calls}});
+  return rows;
+}
+
 results::Row to_row(const std::string& run_id, const SizeResult& s, const BenchOptions& options, int n) {
   const double avg = s.time.median;
   const double algbw = avg > 0 ? static_cast<double>(s.bytes) / (avg * 1e-6) / 1e9 : 0.0;

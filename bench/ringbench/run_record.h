@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bench_options.h"
+#include "exchange_ladder.h"
 #include "machine_probes.h"
 #include "measurement.h"
 #include "run_conditions.h"
@@ -52,8 +53,10 @@ const results::Table& runs_table();
 const results::Table& results_table();
 const results::Table& samples_table();  // --samples
 const results::Table& links_table();
+const results::Table& exchanges_table();  // schema 9: exchange_ladder.h
 
 std::vector<results::Row> link_rows(const std::string& run_id, const std::vector<LinkPoint>& points);
+std::vector<results::Row> exchange_rows(const std::string& run_id, const std::vector<ExchangePoint>& points);
 
 // The /samples rows of one /results row (`row`: its index within the run).
 std::vector<results::Row> sample_rows(const std::string& run_id, int row, const SizeResult& result);

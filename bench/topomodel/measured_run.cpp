@@ -86,6 +86,22 @@ std::vector<model::ExchangeSample> read_exchanges(const TableContents& t, const 
   return exchanges;
 }
 
+// The run's exchange ladder (schema 9: ringbench's exchange_ladder.h), the chunks beyond its rows'
+// own. None in a file written before it, or for a run on several hosts.
+std::vector<model::ExchangeSample> read_ladder(const std::filesystem::path& file, const std::string& run_id) {
+  std::vector<model::ExchangeSample> exchanges;
+  TableContents t;
+  try {
+    t = results::read_table(file, "/exchanges");
+  } catch (const results::ResultsError&) {
+    return exchanges;
+  }
+  for (const auto& row : t.rows)
+    if (text(t, row, "run_id") == run_id)
+      exchanges.push_back({static_cast<uint64_t>(number(t, row, "chunk_bytes")), number(t, row, "chunk_us")});
+  return exchanges;
+}
+
 }  // namespace
 
 size_t dtype_bytes(const std::string& dtype) {
@@ -136,6 +152,7 @@ MeasuredRun load_run(const std::filesystem::path& file, const std::string& run_i
   } catch (const results::ResultsError&) {
     // A run stopped after its link test, before its first row: calibrate still fits the pair.
   }
+  for (const model::ExchangeSample& e : read_ladder(file, run_id)) run.exchanges.push_back(e);
   return run;
 }
 

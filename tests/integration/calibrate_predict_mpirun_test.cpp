@@ -39,6 +39,12 @@ std::string text(const results::TableContents& t, const results::Row& row, const
 double number(const results::TableContents& t, const results::Row& row, const char* column) {
   return std::get<double>(row.at(t.column(column)));
 }
+// Equal values, NaN included (a missing value stays missing).
+bool same(const results::Value& a, const results::Value& b) {
+  if (std::holds_alternative<double>(a) && std::holds_alternative<double>(b) && std::isnan(std::get<double>(a)))
+    return std::isnan(std::get<double>(b));
+  return a == b;
+}
 
 TEST_F(CalibratePredict, RingbenchThenCalibrateThenPredict) {
   const fs::path file = dir_ / "run.h5", machine = dir_ / "machine.json";
@@ -57,8 +63,13 @@ TEST_F(CalibratePredict, RingbenchThenCalibrateThenPredict) {
   const auto calibration = results::read_table(file, "/model/calibration");
   EXPECT_EQ(calibration.rows.size(), 6u) << "one class, six link-test sizes";
   for (const auto& row : calibration.rows) EXPECT_TRUE(std::isfinite(number(calibration, row, "residual")));
-  // Every row's ring send/receive gave the copy rate while all ranks exchange, one per chunk size.
+  // Every row's ring send/receive gave the copy rate while all ranks exchange, one per chunk size,
+  // and the exchange ladder the sizes beyond the rows' chunks (256 KiB / 3): up to the whole 256 KiB.
   EXPECT_NE(calibrate.out.find("# exchange      : one core's copy rate"), std::string::npos) << calibrate.out;
+  const auto ladder = results::read_table(file, "/exchanges");
+  ASSERT_EQ(ladder.rows.size(), 2u) << "2 x 87384 B and 256 KiB";
+  EXPECT_EQ(std::get<uint64_t>(ladder.rows[1].at(ladder.column("chunk_bytes"))), 256u << 10);
+  EXPECT_NE(calibrate.out.find(" at 262144"), std::string::npos) << "the curve reaches the ladder's top\n" << calibrate.out;
   std::ifstream machine_file(machine);
   const std::string machine_text((std::istreambuf_iterator<char>(machine_file)), std::istreambuf_iterator<char>());
   EXPECT_NE(machine_text.find("\"exchange_copy_rates\""), std::string::npos) << machine_text;
@@ -101,6 +112,45 @@ TEST_F(CalibratePredict, RingbenchThenCalibrateThenPredict) {
   ASSERT_EQ(least_squares.exit_code, 0) << least_squares.out << least_squares.err;
   EXPECT_NE(least_squares.out.find("least-squares link fit"), std::string::npos) << least_squares.out;
   EXPECT_EQ(results::read_table(file, "/model/predictions").rows.size(), 4 * ours);
+}
+
+// A file written by the release of schema 8 (tests/data/results-schema8.h5, ringbench 0fa0c54: ring
+// and naive at N = 2, 64 KiB and 1 MiB) takes this ringbench's run, which adds /exchanges with the
+// new run's ladder only. Both runs calibrate: the old one on its rows' exchanges alone, the new one
+// with the ladder's 1 MiB chunk beyond its rows' 512 KiB.
+TEST_F(CalibratePredict, AppendsToAFileOfSchemaEightWithTheExchangeLadder) {
+  const fs::path file = dir_ / "schema8.h5";
+  fs::copy_file(fs::path(RINGBENCH_SOURCE_DIR) / "tests/data/results-schema8.h5", file);
+  const auto before = results::read_table(file, "/results");
+  const auto runs_before = results::read_table(file, "/runs");
+  ASSERT_EQ(runs_before.rows.size(), 1u);
+  const std::string old_run = text(runs_before, runs_before.rows[0], "run_id");
+  auto run = run_command(mpirun(2) + RINGBENCH_EXE + " --algo ring,naive --sizes 64K,1M -i 12 -o " + file.string(),
+                         (dir_ / "run").string());
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+
+  const auto after = results::read_table(file, "/results");
+  ASSERT_EQ(after.rows.size(), before.rows.size() + 4);
+  ASSERT_EQ(after.columns.size(), before.columns.size()) << "schema 9 adds a table, no /results column";
+  for (size_t r = 0; r < before.rows.size(); ++r)
+    for (size_t c = 0; c < before.columns.size(); ++c)
+      EXPECT_TRUE(same(before.rows[r][c], after.rows[r][c])) << "row " << r << " column " << before.columns[c].name;
+  const auto runs = results::read_table(file, "/runs");
+  ASSERT_EQ(runs.rows.size(), 2u);
+  const std::string new_run = text(runs, runs.rows[1], "run_id");
+  const auto ladder = results::read_table(file, "/exchanges");
+  ASSERT_EQ(ladder.rows.size(), 1u) << "the new run's one chunk beyond its rows'";
+  EXPECT_EQ(text(ladder, ladder.rows[0], "run_id"), new_run);
+  EXPECT_EQ(std::get<uint64_t>(ladder.rows[0].at(ladder.column("chunk_bytes"))), 1u << 20);
+  EXPECT_GT(number(ladder, ladder.rows[0], "chunk_us"), 0);
+
+  auto old_calibration = run_command(topomodel("calibrate " + file.string() + " --run " + old_run + " -o " + (dir_ / "old.json").string()), (dir_ / "c1").string());
+  ASSERT_EQ(old_calibration.exit_code, 0) << old_calibration.out << old_calibration.err;
+  EXPECT_NE(old_calibration.out.find(" at 524288"), std::string::npos) << old_calibration.out;
+  EXPECT_EQ(old_calibration.out.find(" at 1048576"), std::string::npos) << "no ladder before schema 9\n" << old_calibration.out;
+  auto new_calibration = run_command(topomodel("calibrate " + file.string() + " --run " + new_run + " -o " + (dir_ / "new.json").string()), (dir_ / "c2").string());
+  ASSERT_EQ(new_calibration.exit_code, 0) << new_calibration.out << new_calibration.err;
+  EXPECT_NE(new_calibration.out.find(" at 1048576"), std::string::npos) << new_calibration.out;
 }
 
 TEST_F(CalibratePredict, BadInputIsOneLineAndExit2) {

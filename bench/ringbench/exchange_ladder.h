@@ -1,0 +1,43 @@
+#pragma once
+// The ring send/receive link test (link_test.h) at message sizes the rows' own link tests do not
+// reach, so that topomodel calibrate's copy-rate curve (model/exchange_rate.h) covers every
+// message the run's plans send.
+//
+// Why: a row's link test runs at its chunk, the buffer over N, so a sweep up to S measures the
+// exchange up to S / N only. Naive and recursive doubling send the whole buffer in one message,
+// rhd half of it. Beyond the curve's last point the model holds the rate flat, but the rate falls
+// once a message outgrows the caches: on the 2-core AMD EPYC VM (2026-12-06, N = 4) 8.6 GB/s at
+// 1 MiB, 5.9 at 4 MiB, and the 4 MiB naive and recursive-doubling all-reduces were priced 37-40%
+// fast at N = 3 and 4 (28-30% at N = 2) on the flat rate.
+//
+// So a one-host run also times the exchange at 2x, 4x, ... its largest row chunk, and at its
+// largest size itself, up to kLadderCapBytes: well past any cache, where the rate has settled and
+// flat is right again. The rows' samples and these are one curve.
+
+#include <cstdint>
+#include <vector>
+
+namespace ringbench {
+
+class Communicator;
+
+inline constexpr uint64_t kLadderCapBytes = uint64_t{16} << 20;
+// Timed exchanges per chunk (their median is the point): a bandwidth settles within ten.
+inline constexpr int kLadderCalls = 10;
+
+// The chunks to time for a run whose largest size is `largest_bytes` on `world_size` ranks,
+// ascending: doubling from 2 x ceil(largest / N) while below min(largest, cap), then
+// min(largest, cap) itself. Empty when the rows' largest chunk already reaches that (or N < 2).
+std::vector<uint64_t> ladder_chunks(uint64_t largest_bytes, int world_size);
+
+struct ExchangePoint {
+  uint64_t chunk_bytes = 0;
+  double chunk_us = 0;  // per chunk: ring_exchange_seconds' median over kLadderCalls, as a row's
+  int calls = 0;
+};
+
+// Times every ladder_chunks() chunk with 2(N-1) chunks back to back, as a row's link test does.
+// Collective: every rank calls it; every rank returns the same chunks (its own medians).
+std::vector<ExchangePoint> measure_exchange_ladder(Communicator& comm, uint64_t largest_bytes);
+
+}  // namespace ringbench
