@@ -17,6 +17,7 @@ constexpr size_t kSameHost = 0, kAcrossHosts = 1, kClasses = 2;
 struct RankStep {
   std::array<uint64_t, kClasses> bytes_sent{}, bytes_received{}, pieces_sent{}, pieces_received{};
   uint64_t bytes_reduced = 0;
+  uint64_t largest_message = 0;  // the most bytes of one send or one receive, whatever the peer
   std::vector<std::pair<int, double>> senders;  // each receive's peer and its class's latency
   bool busy = false;
 };
@@ -32,12 +33,14 @@ RankStep rank_step(const spec::Step& step, int rank, const PlanCall& call, const
     const uint64_t bytes = send.range.count * call.element_bytes;
     s.bytes_sent[c] += bytes;
     s.pieces_sent[c] += message_pieces(bytes, call.piece_bytes);
+    s.largest_message = std::max(s.largest_message, bytes);
   }
   for (const auto& recv : step.recvs) {
     const size_t c = class_of(recv.peer);
     const uint64_t bytes = recv.range.count * call.element_bytes;
     s.bytes_received[c] += bytes;
     s.pieces_received[c] += message_pieces(bytes, call.piece_bytes);
+    s.largest_message = std::max(s.largest_message, bytes);
     if (spec::reduces(recv.arrival)) s.bytes_reduced += bytes;
     s.senders.emplace_back(recv.peer, links[c].latency_us);
   }
@@ -94,7 +97,7 @@ double piece_work_us(const RankStep& s, const std::array<LinkParameters, kClasse
 }
 
 // The copy rate and links one rank's step is priced with. Where the machine measured its copy rate
-// while every rank exchanged (exchange_rate.h), that rate at the step's message size prices the
+// while every rank exchanged (exchange_rate.h), that rate at the step's largest message prices the
 // copies and the same-host link both, with no per-piece overhead: the exchange moved its pieces
 // too, so their cost is in its rate. Else the machine's constants.
 struct StepRates {
@@ -116,8 +119,7 @@ StepRates step_rates(const Cluster& machine, const std::array<LinkParameters, kC
                      const RankStep& s, const ResidentBuffer& resident) {
   const auto& measured = machine.host_cpu.exchange_copy_rates;
   if (measured.empty() || !s.busy) return {kernel_GBps, links};
-  uint64_t message = 0;
-  for (size_t c = 0; c < kClasses; ++c) message = std::max({message, s.bytes_sent[c], s.bytes_received[c]});
+  const uint64_t message = s.largest_message;
   double rate = rate_at(measured, message);
   if (resident.holds_a_slice(message)) rate = std::min(rate, rate_at(measured, resident.chunk));
   StepRates rates{rate, links};

@@ -41,8 +41,9 @@
 //
 // Where the machine holds exchange_copy_rates (a one-host run's ring send/receive link test,
 // exchange_rate.h), the kernel copy rate of a rank's step is that curve at the step's message size
-// (the most bytes the rank sends or receives in it), and the same-host link takes the same rate and
-// no per-piece overhead. A step that moves a slice of its buffer copies no faster than a row whose
+// (its largest single send or receive: a step to several peers copies each message through its own
+// socket, so naive's N - 1 messages of a 1 MiB buffer copy at 1 MiB's rate, not at 3 MiB's), and
+// the same-host link takes the same rate and no per-piece overhead. A step that moves a slice of its buffer copies no faster than a row whose
 // chunks were that buffer's: min(curve at the message, curve at buffer / N), N the world size (the
 // curve is keyed by a row's chunk, its buffer over N), where the buffer is the call's own or the
 // larger one its data lies in (resident_bytes), and a slice is a message at least one element short

@@ -122,6 +122,21 @@ TEST(ExchangeRate, APipelinedSegmentIsASliceOfTheCallsOwnBuffer) {
   EXPECT_GT(priced_with({{4000, 0.8}, {16000, 0.8}}), priced_with({{4000, 1.6}, {16000, 1.6}}));
 }
 
+TEST(ExchangeRate, AStepToSeveralPeersCopiesAtItsMessagesRateNotTheirSums) {
+  // Naive all-reduce of 4000 B per rank at N = 4: one step sends the 4000 B to each of 3 peers and
+  // receives 3 x 4000. Each message is its own socket's copy, so the rate at 4000 B prices it,
+  // whatever the curve says at 12000 B (measured 2026-12-06 on the 2-core AMD VM: keyed by the
+  // sum, the 1 MiB naive all-reduce at N = 4 was priced 45-70% slow on a curve that fell past 2 MiB).
+  const PlanCall call{&spec::naive_allreduce(), 1000, 4, 0, {0, 0, 0, 0}, 0};
+  const auto priced_with = [&call](std::vector<RatePoint> rates) {
+    Cluster machine = exchanging_machine(true);
+    machine.host_cpu.exchange_copy_rates = std::move(rates);
+    return plan_cost(machine, call).time_us;
+  };
+  EXPECT_DOUBLE_EQ(priced_with({{4000, 1.6}, {12000, 0.4}}), priced_with({{4000, 1.6}, {12000, 1.6}}));
+  EXPECT_GT(priced_with({{4000, 0.8}, {12000, 1.6}}), priced_with({{4000, 1.6}, {12000, 1.6}}));
+}
+
 TEST(ExchangeRate, AChunkOneElementShortOfBufferOverNIsWholeNotASlice) {
   // 4001 float32 at N = 4: chunks of 1001, 1000, 1000 and 1000 elements (4004 and 4000 B) against
   // buffer / N = 4001 B. The 4000 B chunks are whole chunks, priced at their own rate; were they
