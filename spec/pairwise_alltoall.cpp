@@ -8,8 +8,9 @@
 //   wins           every size: each byte crosses the network once, N-1 steps, one peer at a
 //                  time so no receiver is flooded
 //
-// In place, a received block would overwrite a block still to be sent in a later step, so the
-// buffer is copied to scratch once and sends read the copy (one extra memcpy of the buffer).
+// In place, a received block would overwrite a block still to be sent in the same or a later step
+// (block r - s arrives in step s and leaves in step N - s), so the transport holds those
+// floor(N / 2) blocks in scratch until they are sent (transport/collectives/schedule.cpp).
 
 #include "algorithm_spec.h"
 

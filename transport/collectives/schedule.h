@@ -31,9 +31,10 @@ using spec::Step;
 // (ring all-reduce streams it; naive all-reduce reduces in a fixed order).
 class ScheduledAlgorithm : public Algorithm {
  public:
-  // `sends_from_snapshot`: receives may overwrite data that later steps still send (all-to-all in
-  // place), so the buffer is copied to scratch once and every send reads the copy.
-  explicit ScheduledAlgorithm(const spec::AlgorithmSpec& spec, bool sends_from_snapshot = false);
+  // `sends_original_data`: every send carries the call's input as it was (all-to-all in place), so
+  // a receive that lands on data this or a later step still sends is held in scratch until that
+  // step is done (schedule.cpp). Otherwise later steps send what earlier ones received or reduced.
+  explicit ScheduledAlgorithm(const spec::AlgorithmSpec& spec, bool sends_original_data = false);
 
   const spec::AlgorithmSpec& spec() const { return spec_; }
   Schedule plan(const PlanInput& input) const { return spec_.plan(input); }
@@ -51,13 +52,13 @@ class ScheduledAlgorithm : public Algorithm {
  private:
   const spec::AlgorithmSpec& spec_;
   const Collective collective_;
-  const bool sends_from_snapshot_;
+  const bool sends_original_data_;
 };
 
 // Runs `schedule` for this rank: shared by ScheduledAlgorithm::run and algorithms that add work
 // around it. Blocks; throws TransportError naming the step on failure.
 void run_schedule(Communicator& comm, const CollectiveCall& call, const Schedule& schedule,
-                  std::string_view algorithm, Collective collective, bool sends_from_snapshot);
+                  std::string_view algorithm, Collective collective, bool sends_original_data);
 
 // Throws std::invalid_argument unless the call is well formed for this communicator (buffer
 // large enough for count elements, root in range): caught before any byte moves.
