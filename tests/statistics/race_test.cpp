@@ -10,6 +10,7 @@
 #include <set>
 #include <vector>
 
+#include "statistics/call_statistics.h"
 #include "statistics/race.h"
 #include "statistics/turn_order.h"
 #include "tests/test_seed.h"
@@ -67,7 +68,8 @@ TEST(RaceSurvivors, SixTurnsAreSixObservations) {
   EXPECT_EQ(race_survivors(calls, racing, 1), (std::vector<size_t>{0})) << "calls as blocks: it leaves";
 }
 
-// Races as auto runs them: turns of 4 calls each, standings from the 6th turn, at most 25, candidates
+// Races as auto runs them: turns of 4 calls each, standings from the turn that first gives an
+// interval (the 6th), at most 25, candidates
 // whose calls are log-normal around their true time: each turn's four share a slow or fast moment
 // of the machine (turn_spread), and each call varies by call_spread on top. The fastest is 12%
 // faster than the next, the margin auto's target forgives. Returns how often the race ended on it.
@@ -84,7 +86,7 @@ int fastest_wins(double turn_spread, double call_spread, int races, std::mt19937
         const double now = std::exp(moment(rng));
         for (size_t c = 0; c < kTurn; ++c) calls[i].push_back(truth[i] * now * std::exp(call(rng)));
       }
-      if (turn >= 6) racing = race_survivors(calls, racing, kTurn);
+      if (static_cast<size_t>(turn) >= min_blocks_for_interval()) racing = race_survivors(calls, racing, kTurn);
     }
     right += race_leader(calls, racing) == 1;
   }
