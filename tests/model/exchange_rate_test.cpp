@@ -71,6 +71,13 @@ Cluster exchanging_machine(bool with_rates) {
   return measured_machine(m);
 }
 
+// The price of `call` on exchanging_machine() with its copy-rate curve replaced by `rates`.
+double priced_with(const PlanCall& call, std::vector<RatePoint> rates) {
+  Cluster machine = exchanging_machine(true);
+  machine.host_cpu.exchange_copy_rates = std::move(rates);
+  return plan_cost(machine, call).time_us;
+}
+
 TEST(ExchangeRate, PlanCostPricesTheMeasuredExchangeAtItsOwnTime) {
   // Ring all-gather of 4000 float32 at N = 4: 3 steps of one 4000 B chunk each way per rank, the
   // ring send/receive the rate was measured on. Each step takes the exchange's own 20 us: the 10
@@ -112,14 +119,9 @@ TEST(ExchangeRate, APipelinedSegmentIsASliceOfTheCallsOwnBuffer) {
   // speeds a segment up.
   PlanCall call{&spec::chain_broadcast(), 16000, 4, 0, {0, 0, 0, 0}, 0};
   call.segment_bytes = 4000;
-  const auto priced_with = [&call](std::vector<RatePoint> rates) {
-    Cluster machine = exchanging_machine(true);
-    machine.host_cpu.exchange_copy_rates = std::move(rates);
-    return plan_cost(machine, call).time_us;
-  };
-  EXPECT_DOUBLE_EQ(priced_with({{4000, 1.6}, {16000, 0.8}}), priced_with({{4000, 0.8}, {16000, 0.8}}));
-  EXPECT_DOUBLE_EQ(priced_with({{4000, 1.6}, {16000, 3.2}}), priced_with({{4000, 1.6}, {16000, 1.6}}));
-  EXPECT_GT(priced_with({{4000, 0.8}, {16000, 0.8}}), priced_with({{4000, 1.6}, {16000, 1.6}}));
+  EXPECT_DOUBLE_EQ(priced_with(call, {{4000, 1.6}, {16000, 0.8}}), priced_with(call, {{4000, 0.8}, {16000, 0.8}}));
+  EXPECT_DOUBLE_EQ(priced_with(call, {{4000, 1.6}, {16000, 3.2}}), priced_with(call, {{4000, 1.6}, {16000, 1.6}}));
+  EXPECT_GT(priced_with(call, {{4000, 0.8}, {16000, 0.8}}), priced_with(call, {{4000, 1.6}, {16000, 1.6}}));
 }
 
 TEST(ExchangeRate, AStepToSeveralPeersCopiesAtItsMessagesRateNotTheirSums) {
@@ -128,13 +130,8 @@ TEST(ExchangeRate, AStepToSeveralPeersCopiesAtItsMessagesRateNotTheirSums) {
   // whatever the curve says at 12000 B (measured 2026-12-06 on the 2-core AMD VM: keyed by the
   // sum, the 1 MiB naive all-reduce at N = 4 was priced 45-70% slow on a curve that fell past 2 MiB).
   const PlanCall call{&spec::naive_allreduce(), 1000, 4, 0, {0, 0, 0, 0}, 0};
-  const auto priced_with = [&call](std::vector<RatePoint> rates) {
-    Cluster machine = exchanging_machine(true);
-    machine.host_cpu.exchange_copy_rates = std::move(rates);
-    return plan_cost(machine, call).time_us;
-  };
-  EXPECT_DOUBLE_EQ(priced_with({{4000, 1.6}, {12000, 0.4}}), priced_with({{4000, 1.6}, {12000, 1.6}}));
-  EXPECT_GT(priced_with({{4000, 0.8}, {12000, 1.6}}), priced_with({{4000, 1.6}, {12000, 1.6}}));
+  EXPECT_DOUBLE_EQ(priced_with(call, {{4000, 1.6}, {12000, 0.4}}), priced_with(call, {{4000, 1.6}, {12000, 1.6}}));
+  EXPECT_GT(priced_with(call, {{4000, 0.8}, {12000, 1.6}}), priced_with(call, {{4000, 1.6}, {12000, 1.6}}));
 }
 
 TEST(ExchangeRate, AChunkOneElementShortOfBufferOverNIsWholeNotASlice) {
@@ -142,12 +139,8 @@ TEST(ExchangeRate, AChunkOneElementShortOfBufferOverNIsWholeNotASlice) {
   // buffer / N = 4001 B. The 4000 B chunks are whole chunks, priced at their own rate; were they
   // slices, the rate at 4001 B (0.4) would price them, and the two machines below would differ.
   const PlanCall call{&spec::ring_allgather(), 4001, 4, 0, {0, 0, 0, 0}, 0};
-  const auto priced_with = [&call](std::vector<RatePoint> rates) {
-    Cluster machine = exchanging_machine(true);
-    machine.host_cpu.exchange_copy_rates = std::move(rates);
-    return plan_cost(machine, call).time_us;
-  };
-  EXPECT_DOUBLE_EQ(priced_with({{4000, 1.6}, {4001, 0.4}}), priced_with({{4000, 1.6}, {4001, 1.6}, {4002, 0.4}}));
+  EXPECT_DOUBLE_EQ(priced_with(call, {{4000, 1.6}, {4001, 0.4}}),
+                   priced_with(call, {{4000, 1.6}, {4001, 1.6}, {4002, 0.4}}));
 }
 
 TEST(ExchangeRate, RoundTripsThroughClusterJsonAndRejectsDisorder) {

@@ -69,9 +69,9 @@ TEST(RaceSurvivors, SixTurnsAreSixObservations) {
 }
 
 // Races as auto runs them: turns of 4 calls each, standings from the turn that first gives an
-// interval (the 6th), at most 25, candidates
-// whose calls are log-normal around their true time: each turn's four share a slow or fast moment
-// of the machine (turn_spread), and each call varies by call_spread on top. The fastest is 12%
+// interval (the 6th), at most 25, candidates whose calls are log-normal around their true time:
+// each turn's four share a slow or fast moment of the machine (turn_spread), and each call varies
+// by call_spread on top. The fastest is 12%
 // faster than the next, the margin auto's target forgives. Returns how often the race ended on it.
 int fastest_wins(double turn_spread, double call_spread, int races, std::mt19937_64& rng) {
   std::normal_distribution<double> moment(0.0, turn_spread), call(0.0, call_spread);

@@ -87,8 +87,8 @@ class ScheduleRun {
 
   // Takes the scratch region for the whole call (the communicator has one). With sends of the
   // original data, a receive that lands on data this or a later step still sends is held back in
-  // a region of its own until that step's exchange is done, then copied in (held_); the rest land
-  // in place. In pairwise all-to-all that is the blocks received before their own send, about half
+  // a region of its own until that step's exchange is done, then copied in (held_until_); the
+  // rest land in place. In pairwise all-to-all that is the blocks received before their own send, about half
   // the buffer, where a snapshot of the whole buffer before the first step copied all of it and
   // cost 1.6-2.1x the exchange alone at 1 MiB, N = 4, on the 2-core AMD EPYC VM. After the held
   // receives comes room for the largest step's staged receives, each of which needs its own
