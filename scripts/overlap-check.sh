@@ -5,12 +5,13 @@
 #   scripts/overlap-check.sh [-n RANKS] [-d DIR] [--bucket-bytes RANGE] [--algo ALGO] [--no-build]
 #                            [-- EXTRA RINGBENCH ARGS]
 #
-#   1. mpirun -np RANKS --oversubscribe ringbench --workload ddp --bucket-bytes RANGE -o DIR/measured.h5
-#   2. mpirun ... ringbench --collective allreduce --algo ALGO -m 64K:64M --factor 4 into the same
-#      file: plain all-reduces whose link test, a ring send/receive at each chunk with every rank
-#      busy, gives the copy rates the model prices the buckets with (docs/model.md); then
-#      topomodel calibrate DIR/measured.h5 --run THAT RUN -o DIR/machine.json: this machine as a
-#      cluster file, fitted on that link test and the probes, never on a measured step
+#   1. mpirun -np RANKS --oversubscribe ringbench --workload ddp --bucket-bytes RANGE -o DIR/measured.h5:
+#      the steps, and in every turn beside them a ring send/receive at each bucket size's chunk
+#      (/exchanges), the link test the model's copy rates come from (docs/model.md)
+#   2. topomodel calibrate DIR/measured.h5 --run THAT RUN -o DIR/machine.json: this machine as a
+#      cluster file, fitted on the run's probes, ping-pong and exchanges, never on a measured step;
+#      taken in the same minutes as the steps (a separate calibration run priced the machine of
+#      the next minutes: on the 2-core VM its ping-pong took up to 23% less time than the ddp run's)
 #   3. per measured bucket size, topomodel step --workload ddp --cluster DIR/machine.json with the
 #      run's world size, gradients, layers, algorithm and measured compute_us_per_layer
 #      (--compute-ms), appended to DIR/predicted.h5
@@ -56,19 +57,15 @@ mpirun -np "$ranks" --oversubscribe --mca pml ob1 --mca btl tcp,self --mca btl_t
   --mca oob_tcp_if_include lo "$ringbench" --workload ddp --bucket-bytes "$buckets" --algo "$algo" \
   -o "$measured" "${extra[@]}" >"$dir/ringbench.log"
 
-# 2. This machine, as the model's cluster file: a link test at every chunk size the buckets use.
-echo "overlap-check: calibrating: $ranks ranks, ringbench --collective allreduce --algo $algo -m 64K:64M" >&2
-mpirun -np "$ranks" --oversubscribe --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo \
-  --mca oob_tcp_if_include lo "$ringbench" --collective allreduce --algo "$algo" -m 64K:64M --factor 4 \
-  --max-time 0.5 -o "$measured" >"$dir/calibration-run.log"
-calibration_run=$("$(ringbench_python)" - "$measured" <<'PY'
+# 2. This machine, as the model's cluster file, from the same run.
+ddp_run=$("$(ringbench_python)" - "$measured" <<'PY'
 import sys, h5py
 runs = h5py.File(sys.argv[1], "r")["runs"]
 print(max(runs[:], key=lambda r: r["start_utc"])["run_id"].decode())
 PY
 )
-"$topomodel" calibrate "$measured" --run "$calibration_run" -o "$machine" >"$dir/calibrate.log"
-echo "overlap-check: calibrated $machine from run $calibration_run's link test" >&2
+"$topomodel" calibrate "$measured" --run "$ddp_run" -o "$machine" >"$dir/calibrate.log"
+echo "overlap-check: calibrated $machine from run $ddp_run's own link test" >&2
 
 # 3. Predicted: one topomodel step per measured bucket size, with the run's own compute per layer.
 "$here/ringbench-python" overlap_report.py plan "$measured" >"$dir/plan.txt"

@@ -61,6 +61,9 @@ void print_ddp_table(std::FILE* out, const BenchOptions& options, int world_size
              ddp.compute_ms ? "--compute-ms" : "the measured blocking all-reduce of one layer's gradients");
   fmt::print(out, "# step: the slowest rank's, median of the steps (+-: 95% interval); comm alone: the same buckets "
                   "back to back, no compute\n");
+  if (options.link_test && world_size > 1)
+    fmt::print(out, "# exchange: the ring send/receive at each size's chunk (bucket / N), timed in every turn beside "
+                    "its steps, to /exchanges: what topomodel calibrate prices this run's buckets on\n");
   fmt::print(out, "#{:>13} {:>9} {:>8} {:>6} {:>13} {:>7} {:>12} {:>12} {:>14} {:>12} {:>12} {:>8}  {}\n", "algorithm",
              "bucket", "buckets", "steps", "step(us)", "+-%", "p05(us)", "p95(us)", "comm_alone(us)", "compute(us)",
              "exposed(us)", "overlap", "check");

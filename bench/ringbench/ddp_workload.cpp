@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "input_data.h"
+#include "link_test.h"
 #include "size_sweep.h"
 #include "statistics/call_statistics.h"
 #include "statistics/order_statistics.h"
@@ -31,6 +32,8 @@ constexpr size_t kGradElementBytes = 4;
 constexpr size_t kMinSteps = 6, kMaxSteps = 100;
 // Blocking all-reduces of one layer's gradients timed for the default compute time, after warm-up.
 constexpr int kComputeProbeWarmup = 2, kComputeProbeCalls = 7;
+// Timed ring send/receive calls per bucket size and turn (their median is the turn's figure).
+constexpr int kExchangeCallsPerTurn = 3;
 // Gradient buffers up to this many elements are verified after every step and every
 // communication-alone pass; larger ones (recomputing the reference costs N input values per
 // element) only in the first round.
@@ -83,18 +86,22 @@ class DdpRunner {
         buffer_(pristine_.size()) {
     fill_inputs(pristine_, InputKind::Exact, seed_, ReduceOp::Sum, kGradType, comm_.rank(), total_);
   }
-  std::vector<DdpRow> run();
+  DdpResult run();
 
  private:
   struct Size {
     DdpRow row;
     std::vector<Bucket> buckets;
     std::vector<double> step_us, comm_us;  // every rank's slowest, per round
+    std::vector<double> exchange_us;       // this rank's, per round (link test on)
   };
   double measure_compute_us();
   void take_turn(Size& size, bool verify);
   double step(Size& size);
   double comm_alone(Size& size);
+  bool times_exchange() const { return options_.link_test && comm_.size() > 1; }
+  uint64_t exchange_chunk_bytes(const Size& size) const;
+  double exchange_us(const Size& size);
   CountedRequest start(const Bucket& bucket);
   void collect(Size& size, std::vector<CountedRequest>& requests);
   void restore();
@@ -114,7 +121,7 @@ class DdpRunner {
   std::vector<Size> sizes_;
 };
 
-std::vector<DdpRow> DdpRunner::run() {
+DdpResult DdpRunner::run() {
   compute_us_ = measure_compute_us();
   for (uint64_t bytes : ddp_bucket_sizes(ddp_)) {
     Size size;
@@ -135,12 +142,15 @@ std::vector<DdpRow> DdpRunner::run() {
     agree(comm_, elapsed, ReduceOp::Max);
     if (enough(round + 1, elapsed[0])) break;
   }
-  std::vector<DdpRow> rows;
+  DdpResult result;
   for (Size& size : sizes_) {
     summarize(size);
-    rows.push_back(size.row);
+    result.rows.push_back(size.row);
+    if (!size.exchange_us.empty())
+      result.exchanges.push_back({exchange_chunk_bytes(size), stats::median(size.exchange_us),
+                                  static_cast<int>(size.exchange_us.size()) * kExchangeCallsPerTurn});
   }
-  return rows;
+  return result;
 }
 
 // The blocking all-reduce of one layer's gradients (the largest layer), the slowest rank's median.
@@ -174,6 +184,7 @@ void DdpRunner::take_turn(Size& size, bool verify_results) {
   times[1] = comm_alone(size);
   comm_.barrier();
   if (verify_results) verify(size);
+  if (times_exchange()) size.exchange_us.push_back(exchange_us(size));
   agree(comm_, times, ReduceOp::Max);
   size.step_us.push_back(times[0]);
   size.comm_us.push_back(times[1]);
@@ -219,6 +230,20 @@ double DdpRunner::comm_alone(Size& size) {
   for (const Bucket& bucket : size.buckets) requests.push_back(start(bucket));
   collect(size, requests);
   return us_since(t0);
+}
+
+// A ring all-reduce's chunk of the size's largest bucket: what a sweep row's link test times for
+// an all-reduce of that many bytes (measurement.cpp), and what topomodel reads it as.
+uint64_t DdpRunner::exchange_chunk_bytes(const Size& size) const {
+  return ChunkLayout(size.buckets.front().count, comm_.size()).size(0) * kGradElementBytes;
+}
+
+// One turn's ring send/receive at the size's chunk, per chunk, in the gradient buffer (every pass
+// restores it first): 2(N - 1) chunks back to back, as a row's link test.
+double DdpRunner::exchange_us(const Size& size) {
+  return ring_exchange_seconds(comm_, exchange_chunk_bytes(size), kExchangeCallsPerTurn, 2 * (comm_.size() - 1),
+                               buffer_) *
+         1e6;
 }
 
 // Waits for every bucket, counting those whose bytes differ from the formula. On a failure the
@@ -316,14 +341,15 @@ std::vector<const Algorithm*> ddp_algorithms(const BenchOptions& options) {
   return algorithms;
 }
 
-std::vector<DdpRow> run_ddp_workload(Communicator& comm, const BenchOptions& options,
-                                     const std::vector<const Algorithm*>& algorithms, uint64_t seed) {
-  std::vector<DdpRow> rows;
+DdpResult run_ddp_workload(Communicator& comm, const BenchOptions& options,
+                           const std::vector<const Algorithm*>& algorithms, uint64_t seed) {
+  DdpResult result;
   for (const Algorithm* algorithm : algorithms) {
-    auto more = DdpRunner(comm, options, *algorithm, seed).run();
-    rows.insert(rows.end(), more.begin(), more.end());
+    DdpResult more = DdpRunner(comm, options, *algorithm, seed).run();
+    result.rows.insert(result.rows.end(), more.rows.begin(), more.rows.end());
+    result.exchanges.insert(result.exchanges.end(), more.exchanges.begin(), more.exchanges.end());
   }
-  return rows;
+  return result;
 }
 
 }  // namespace ringbench

@@ -16,6 +16,13 @@
 // random order each round that every rank draws alike (statistics/turn_order.h). Every call is
 // byte-checked against its algorithm's formula; each size's last step is verified element by
 // element.
+//
+// With the link test on, each turn also times the ring send/receive (link_test.h) at the size's
+// chunk, a bucket over N: the exchange `topomodel calibrate` fits the copy rate on, taken in the
+// same minutes as the steps it is to predict. Calibrated from a separate run instead, the model
+// priced a machine that was not the one the steps ran on: on the 2-core AMD EPYC VM
+// (2026-12-06) a calibration run right after a ddp run timed the same-host ping-pong 11-23%
+// shorter (64 B-4 MiB) than the ddp run had, and every bucket size's step was predicted 4-51% fast.
 
 #include <cstdint>
 #include <cstdio>
@@ -23,6 +30,7 @@
 #include <vector>
 
 #include "bench_options.h"
+#include "exchange_ladder.h"
 #include "results/results_file.h"
 #include "transport/algorithm.h"
 #include "transport/communicator.h"
@@ -50,13 +58,21 @@ std::vector<uint64_t> ddp_bucket_sizes(const DdpOptions& ddp);
 double exposed_comm_us(double step_us, double compute_us);
 double overlap_fraction(double exposed_comm_us, double comm_alone_us);
 
+// What a ddp run measured: its rows, and its exchanges (one per algorithm and bucket size: the
+// chunk, this rank's median over the turns; rank 0's go to /exchanges). No exchanges without the
+// link test or with one rank.
+struct DdpResult {
+  std::vector<DdpRow> rows;
+  std::vector<ExchangePoint> exchanges;
+};
+
 // --algo's algorithms for ddp (checked by the command line): `default` is ring.
 std::vector<const Algorithm*> ddp_algorithms(const BenchOptions& options);
 
 // Runs the workload with each of `algorithms` (all-reduce algorithms of ours); every rank calls it
 // alike. `seed` is the job's shared seed (inputs, turn order).
-std::vector<DdpRow> run_ddp_workload(Communicator& comm, const BenchOptions& options,
-                                     const std::vector<const Algorithm*>& algorithms, uint64_t seed);
+DdpResult run_ddp_workload(Communicator& comm, const BenchOptions& options,
+                           const std::vector<const Algorithm*>& algorithms, uint64_t seed);
 
 // The osu-style table of the rows, with its '#' header lines (rank 0).
 void print_ddp_table(std::FILE* out, const BenchOptions& options, int world_size, const std::vector<DdpRow>& rows);

@@ -261,17 +261,20 @@ class BenchRun {
 
   // --workload ddp (ddp_workload.h): its table and /workloads rows instead of the sweep's.
   int run_ddp() {
-    const auto rows = run_ddp_workload(*comm_, options_, ddp_algorithms(options_), comm_->peers()[0].secret_proposal);
+    const DdpResult result =
+        run_ddp_workload(*comm_, options_, ddp_algorithms(options_), comm_->peers()[0].secret_proposal);
     const KernelSummary kernel = check_kernel_counts(*comm_);
     if (!root_) return exit_code::kOk;
-    print_ddp_table(stdout, options_, mpi_.size(), rows);
-    sink_.add([rows = workload_rows(record_.run_id, options_, mpi_.size(), record_.hosts, rows)](results::Transaction& t) {
+    print_ddp_table(stdout, options_, mpi_.size(), result.rows);
+    sink_.add([rows = workload_rows(record_.run_id, options_, mpi_.size(), record_.hosts, result.rows),
+               exchanges = exchange_rows(record_.run_id, result.exchanges)](results::Transaction& t) {
       t.append(workloads_table(), rows);
+      if (!exchanges.empty()) t.append(exchanges_table(), exchanges);
     });
     print_kernel_line(kernel);
     int failed_rows = kernel.mismatches ? 1 : 0;
-    for (const DdpRow& row : rows) failed_rows += row.ok() ? 0 : 1;
-    return conclude(static_cast<int>(rows.size()), failed_rows);
+    for (const DdpRow& row : result.rows) failed_rows += row.ok() ? 0 : 1;
+    return conclude(static_cast<int>(result.rows.size()), failed_rows);
   }
 
   void print_kernel_line(const KernelSummary& kernel) {

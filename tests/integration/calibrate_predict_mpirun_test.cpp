@@ -153,6 +153,45 @@ TEST_F(CalibratePredict, AppendsToAFileOfSchemaEightWithTheExchangeLadder) {
   EXPECT_NE(new_calibration.out.find(" at 1048576"), std::string::npos) << new_calibration.out;
 }
 
+// A ddp run (issue 17) times the ring send/receive at each bucket size's chunk in every turn beside
+// its steps: /exchanges holds one row per bucket size at a bucket's ring chunk (ceil(elements / 3)
+// float32s: 256 KiB -> 87384 B, 512 KiB -> 174764 B), calibrate fits the run's copy rate on them,
+// and step prices the run's buckets on that machine file.
+TEST_F(CalibratePredict, ADdpRunCalibratesOnItsOwnBucketsExchanges) {
+  const fs::path file = dir_ / "ddp.h5", machine = dir_ / "ddp.json";
+  auto run = run_command(mpirun(3) + RINGBENCH_EXE +
+                             " --workload ddp --grad-bytes 3M --layers 3 --bucket-bytes 256K:512K --compute-ms 1 -i 6"
+                             " -o " + file.string(),
+                         (dir_ / "run").string());
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("# exchange: the ring send/receive"), std::string::npos) << run.out;
+  const auto runs = results::read_table(file, "/runs");
+  ASSERT_EQ(runs.rows.size(), 1u);
+  const std::string run_id = text(runs, runs.rows[0], "run_id");
+  const auto exchanges = results::read_table(file, "/exchanges");
+  ASSERT_EQ(exchanges.rows.size(), 2u) << "one per bucket size";
+  for (size_t r = 0; r < 2; ++r) {
+    SCOPED_TRACE("row " + std::to_string(r));
+    EXPECT_EQ(text(exchanges, exchanges.rows[r], "run_id"), run_id);
+    const uint64_t bucket_elements = (64u << 10) << r;
+    EXPECT_EQ(std::get<uint64_t>(exchanges.rows[r].at(exchanges.column("chunk_bytes"))), (bucket_elements + 2) / 3 * 4);
+    EXPECT_GT(number(exchanges, exchanges.rows[r], "chunk_us"), 0);
+    EXPECT_EQ(std::get<int64_t>(exchanges.rows[r].at(exchanges.column("calls"))), 6 * 3) << "3 calls in each of 6 turns";
+  }
+
+  auto calibrate = run_command(topomodel("calibrate " + file.string() + " --run " + run_id + " -o " + machine.string()),
+                               (dir_ / "cal").string());
+  ASSERT_EQ(calibrate.exit_code, 0) << calibrate.out << calibrate.err;
+  EXPECT_NE(calibrate.out.find(" at 87384"), std::string::npos) << calibrate.out;
+  EXPECT_NE(calibrate.out.find(" at 174764"), std::string::npos) << calibrate.out;
+  auto step = run_command(topomodel("step --workload ddp --cluster " + machine.string() +
+                                    " --gpus 3 --algo ring --grad-bytes 3145728 --layers 3 --bucket-bytes 262144"
+                                    " --compute-ms 1"),
+                          (dir_ / "step").string());
+  EXPECT_EQ(step.exit_code, 0) << step.out << step.err;
+  EXPECT_NE(step.out.find("262144"), std::string::npos) << step.out;
+}
+
 TEST_F(CalibratePredict, BadInputIsOneLineAndExit2) {
   auto missing = run_command(topomodel("calibrate " + (dir_ / "none.h5").string() + " -o " + (dir_ / "m.json").string()),
                              (dir_ / "bad").string());
