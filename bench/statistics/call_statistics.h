@@ -35,6 +35,11 @@ struct CallStatistics {
   std::optional<double> relative_half_width() const;
 };
 
+// The "+-%" summarize_calls would give `times` (its relative_half_width), alone: what the
+// stopping rule judges after every block, so that a size stopped on its interval prints the
+// interval it stopped on. O(calls), where summarize_calls sorts them.
+std::optional<double> interval_half_width(std::span<const double> times, size_t calls_per_block = kCallsPerBlock);
+
 // Statistics of call times in the order they were measured (the order matters for the blocks).
 // Requires at least one value. The interval always contains the median: where the blocks'
 // interval misses the all-calls median (skewed times), it is widened to reach it.

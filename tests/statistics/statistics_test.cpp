@@ -165,6 +165,37 @@ TEST(StoppingRule, NarrowIntervalStopsOnCi) {
   EXPECT_EQ(stop_reason_name(StopReason::iterations), "iterations");
 }
 
+// Calls in two modes, each block its own mix (a VM's slow and fast phases): the blocks' median and
+// the calls' median drift apart, and the rule must judge the interval about the one the row prints.
+std::vector<double> two_mode_calls(std::mt19937_64& rng, size_t blocks) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::normal_distribution<double> jitter(1.0, 0.01);
+  std::vector<double> times;
+  for (size_t b = 0; b < blocks; ++b) {
+    const double slow_share = 0.2 + 0.6 * unit(rng);
+    for (size_t i = 0; i < kCallsPerBlock; ++i) times.push_back((unit(rng) < slow_share ? 110.0 : 100.0) * jitter(rng));
+  }
+  return times;
+}
+
+TEST(StoppingRule, StopsOnCiExactlyWhenTheRowsIntervalIsWithinTarget) {
+  std::mt19937_64 rng(test_seed() + 4);
+  StoppingRule rule;  // no time budget: only the interval can stop it
+  size_t stopped = 0, went_on = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    const std::vector<double> times = two_mode_calls(rng, 6 + static_cast<size_t>(trial % 60));
+    const auto printed = summarize_calls(times).relative_half_width();
+    ASSERT_TRUE(printed);
+    EXPECT_DOUBLE_EQ(*interval_half_width(times), *printed) << "trial " << trial;
+    const bool within = *printed <= rule.target_half_width;
+    EXPECT_EQ(decide_stop(rule, times, 0.0), within ? StopReason::ci : StopReason::keep_going)
+        << "trial " << trial << ": the row prints +-" << 100 * *printed << "%";
+    (within ? stopped : went_on) += 1;
+  }
+  EXPECT_GT(stopped, 100u) << "the trials must hold both outcomes";
+  EXPECT_GT(went_on, 100u) << "the trials must hold both outcomes";
+}
+
 }  // namespace
 }  // namespace ringbench::stats
 
