@@ -58,8 +58,9 @@ model::Cluster machine_of(const AutoMachine& m, std::span<const int> host_of_ran
 // The ring send/receive a run's link test makes at each row (link_test.h), at a few chunk sizes, so
 // that auto prices copies at the rate they run with every rank busy, as topomodel calibrate does
 // (model/exchange_rate.h). One host only: across hosts the slow link paces it. Up to 1 MiB chunks,
-// so the N chunk slots it needs stay small; the rate is flat beyond the largest. Collective.
-std::vector<model::ExchangeSample> measure_exchanges(Communicator& comm, bool one_host) {
+// so the N chunk slots it needs stay small; beyond, the run's exchange ladder's chunks, where it
+// measured one (else the rate is flat beyond the largest). Collective.
+std::vector<model::ExchangeSample> measure_exchanges(Communicator& comm, bool one_host, std::span<const ExchangePoint> ladder) {
   std::vector<model::ExchangeSample> samples;
   if (!one_host) return samples;
   constexpr int kRepetitions = 5;
@@ -67,12 +68,14 @@ std::vector<model::ExchangeSample> measure_exchanges(Communicator& comm, bool on
     const double seconds = ring_exchange_seconds(comm, chunk, kRepetitions, 2 * (comm.size() - 1));
     samples.push_back({chunk, seconds * 1e6});
   }
+  for (const ExchangePoint& point : ladder) samples.push_back({point.chunk_bytes, point.chunk_us});
   return samples;
 }
 
 }  // namespace
 
-AutoMachine measure_auto_machine(Communicator& comm, std::span<const int> host_of_rank, DataType dtype, ReduceOp op) {
+AutoMachine measure_auto_machine(Communicator& comm, std::span<const int> host_of_rank, DataType dtype, ReduceOp op,
+                                 std::span<const ExchangePoint> ladder) {
   AutoMachine m;
   if (comm.size() == 1) {
     m.why = "one rank, nothing to price";
@@ -80,7 +83,7 @@ AutoMachine measure_auto_machine(Communicator& comm, std::span<const int> host_o
   }
   const std::vector<LinkPoint> points = measure_link_classes(comm);  // collective; rank 0's points
   const bool one_host = std::all_of(host_of_rank.begin(), host_of_rank.end(), [](int h) { return h == 0; });
-  const std::vector<model::ExchangeSample> exchanges = measure_exchanges(comm, one_host);  // collective
+  const std::vector<model::ExchangeSample> exchanges = measure_exchanges(comm, one_host, ladder);  // collective
   if (comm.rank() != 0) return m;
   const CoreRates rates = measure_core_rates(dtype, op);
   m.reduce_GBps = rates.reduce_GBps, m.copy_GBps = rates.copy_GBps;

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "exchange_ladder.h"
 #include "model/cluster.h"
 #include "model/link_fit.h"
 #include "segment_choice.h"
@@ -79,7 +80,11 @@ struct AutoMachine {
 
 // Collective: every rank calls it, the link test and probes run on rank 0 and its partners; the
 // result is rank 0's (the others get an empty AutoMachine, and follow rank 0's picks).
-AutoMachine measure_auto_machine(Communicator& comm, std::span<const int> host_of_rank, DataType dtype, ReduceOp op);
+// `ladder`: the run's exchange ladder (exchange_ladder.h), rank 0's, measured at start-up; its
+// chunks join auto's own, so that auto reads the copy rate of the run's large messages off the
+// same curve topomodel calibrate fits, instead of holding its 1 MiB rate flat beyond.
+AutoMachine measure_auto_machine(Communicator& comm, std::span<const int> host_of_rank, DataType dtype, ReduceOp op,
+                                 std::span<const ExchangePoint> ladder = {});
 
 // Each candidate's predicted time in us, aligned with `candidates`: model::plan_cost() of its
 // specification's plan on `machine`; +infinity for one auto may not pick at this size (naive above

@@ -109,6 +109,7 @@ class BenchRun {
     try {
       if (options_.workload == Workload::Ddp) return run_ddp();
       auto sweep = std::make_unique<Sweep>(*comm_, mpi_, options_, *report_, sink_, record_.run_id, *cpu_since_, segments_);
+      sweep->set_exchange_ladder(exchange_ladder_);
       for (;;) {
         try {
           sweep->run_all();
@@ -220,7 +221,7 @@ class BenchRun {
         record_.reduce_GBps = rates.reduce_GBps, record_.copy_GBps = rates.copy_GBps;
       }
       links = measure_link_classes(*comm_);
-      exchanges = measure_exchange_ladder_if_useful();
+      exchanges = exchange_ladder_ = measure_exchange_ladder_if_useful();
     }
     segments_ = SegmentChoice(options_.segment_bytes,
                               agree_segment_link(*comm_, links, options_.link_test && options_.segment_bytes == 0));
@@ -321,6 +322,7 @@ class BenchRun {
 
   std::optional<CpuMeter> cpu_since_;
   SegmentChoice segments_;  // how pipelined plans are cut: from the start-up link test, or --segment
+  std::vector<ExchangePoint> exchange_ladder_;  // this rank's, from start_report (for auto)
   LaunchWatchdog& launch_;
   MpiBootstrap& mpi_;
   const BenchOptions& options_;

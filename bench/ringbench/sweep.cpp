@@ -232,7 +232,7 @@ void Sweep::warn_once_if_mpi_on_another_wire() {
 // auto's measured machine, the first time a collective runs auto (collective: every rank).
 void Sweep::measure_auto_machine_once() {
   if (auto_machine_) return;
-  auto_machine_ = measure_auto_machine(comm_, hosts_of_ranks_, options_.dtype, options_.op);
+  auto_machine_ = measure_auto_machine(comm_, hosts_of_ranks_, options_.dtype, options_.op, exchange_ladder_);
   if (root_) print_auto_machine();
 }
 

@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "algorithm_choice.h"
@@ -35,6 +36,9 @@ class Sweep {
         const std::string& run_id, const CpuMeter& cpu_since, const SegmentChoice& segments);
 
   void run_all();
+  // The start-up exchange ladder (exchange_ladder.h; this rank's), for auto's copy-rate curve.
+  // Not for a sweep of the survivors after a failure: it was measured at the old world size.
+  void set_exchange_ladder(std::vector<ExchangePoint> ladder) { exchange_ladder_ = std::move(ladder); }
 
   // --on-failure shrink: where the sweep is (the collective and size being measured), and, in a
   // sweep built for the survivors, going on from `from` with `earlier`'s counts and rows carried
@@ -110,6 +114,7 @@ class Sweep {
   const SegmentChoice segments_;  // the pipelined plans' segments, for rows and auto's prices alike
   const std::vector<uint64_t> sizes_;
   ProgressLine progress_;
+  std::vector<ExchangePoint> exchange_ladder_;
   std::optional<AutoMachine> auto_machine_;  // rank 0's fits; set on every rank once measured
   const MpiTransport mpi_wire_;
   bool warned_mpi_wire_ = false;

@@ -77,6 +77,11 @@ TEST_P(AutoRun, PicksOneOfOursWithARowAtEverySizeAndNeverNaiveAbove64KiB) {
   EXPECT_NE(run.out.find("# auto model   : "), std::string::npos) << run.out;
   // One host: the model prices copies at the rate a ring send/receive measured with every rank busy.
   EXPECT_NE(run.out.find("a core copies, while every rank exchanges,"), std::string::npos) << run.out;
+  // Its curve reaches the run's largest message (4 MiB) through the start-up exchange ladder, past
+  // auto's own chunks (up to 1 MiB), as topomodel calibrate's does.
+  const size_t line = run.out.find("# auto model   : ");
+  const std::string auto_line = run.out.substr(line, run.out.find('\n', line) - line);
+  EXPECT_NE(auto_line.find("GB/s at 4M"), std::string::npos) << auto_line;
 
   const auto t = results::read_table(file, "/results");
   std::map<uint64_t, std::map<std::string, Row>> fixed;  // bytes -> algorithm -> row
