@@ -210,7 +210,6 @@ class BenchRun {
     // The plain socket pair involves rank 0 (and one rank on another host), while the others
     // wait at the barrier.
     std::vector<LinkPoint> links;
-    std::vector<ExchangePoint> exchanges;
     if (options_.link_test) {
       PlainPair plain = measure_plain_pair(*comm_);
       record_.plain_pair_GBps = plain.GBps;
@@ -221,7 +220,7 @@ class BenchRun {
         record_.reduce_GBps = rates.reduce_GBps, record_.copy_GBps = rates.copy_GBps;
       }
       links = measure_link_classes(*comm_);
-      exchanges = exchange_ladder_ = measure_exchange_ladder_if_useful();
+      exchange_ladder_ = measure_exchange_ladder_if_useful();
     }
     segments_ = SegmentChoice(options_.segment_bytes,
                               agree_segment_link(*comm_, links, options_.link_test && options_.segment_bytes == 0));
@@ -232,7 +231,7 @@ class BenchRun {
                     record_.mpi_library, record_.plain_pair_GBps, record_.plain_pair_path, conditions, write_slice,
                     comm_->size() > 1 ? segments_.describe() : std::string()});
     sink_.add([row = to_row(record_), links = link_rows(record_.run_id, links),
-               exchanges = exchange_rows(record_.run_id, exchanges)](results::Transaction& t) {
+               exchanges = exchange_rows(record_.run_id, exchange_ladder_)](results::Transaction& t) {
       t.append(runs_table(), {&row, 1});
       if (!links.empty()) t.append(links_table(), links);
       if (!exchanges.empty()) t.append(exchanges_table(), exchanges);
