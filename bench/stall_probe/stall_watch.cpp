@@ -5,21 +5,20 @@
 namespace ringbench::stall_probe {
 
 void StallRecord::note_gap(std::chrono::nanoseconds gap) {
-  const double ms = std::chrono::duration<double, std::milli>(gap).count();
-  watched_ms += ms;
+  watched += gap;
   if (gap < kStallThreshold) return;
   ++stalls;
   if (gap >= kLongStall) ++long_stalls;
-  longest_ms = std::max(longest_ms, ms);
-  lost_ms += ms;
+  longest_ms = std::max(longest_ms, std::chrono::duration<double, std::milli>(gap).count());
+  lost += gap;
 }
 
 void StallRecord::merge(const StallRecord& other) {
   stalls += other.stalls;
   long_stalls += other.long_stalls;
   longest_ms = std::max(longest_ms, other.longest_ms);
-  lost_ms += other.lost_ms;
-  watched_ms += other.watched_ms;
+  lost += other.lost;
+  watched += other.watched;
 }
 
 StallRecord watch_for_stalls(std::chrono::nanoseconds duration) {

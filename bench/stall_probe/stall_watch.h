@@ -21,14 +21,19 @@ struct StallRecord {
   uint64_t stalls = 0;        // gaps >= kStallThreshold
   uint64_t long_stalls = 0;   // gaps >= kLongStall
   double longest_ms = 0;
-  double lost_ms = 0;         // the stalls' time, summed
-  double watched_ms = 0;      // the time the thread spun, stalls included
+  // Summed in whole nanoseconds, as the clock gives them: summed as milliseconds in a double, a
+  // watch of 50 ms read 49.999... after its millions of gaps.
+  std::chrono::nanoseconds lost{0};     // the stalls' time
+  std::chrono::nanoseconds watched{0};  // the time the thread spun, stalls included
+
+  double lost_ms() const { return std::chrono::duration<double, std::milli>(lost).count(); }
+  double watched_ms() const { return std::chrono::duration<double, std::milli>(watched).count(); }
 
   // Adds one gap between two consecutive clock readings.
   void note_gap(std::chrono::nanoseconds gap);
   // Another thread's record, watched at the same time: counts and time add, the longest is the max.
   void merge(const StallRecord& other);
-  double lost_share() const { return watched_ms > 0 ? lost_ms / watched_ms : 0; }
+  double lost_share() const { return watched.count() > 0 ? lost_ms() / watched_ms() : 0; }
 };
 
 // Spins on this thread for `duration`, reading the clock, and returns what it saw.

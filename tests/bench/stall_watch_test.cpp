@@ -22,8 +22,8 @@ TEST(StallWatch, CountsGapsFromTheThresholdAndLongOnesApart) {
   EXPECT_EQ(r.stalls, 3u);
   EXPECT_EQ(r.long_stalls, 1u);
   EXPECT_DOUBLE_EQ(r.longest_ms, 100);
-  EXPECT_DOUBLE_EQ(r.lost_ms, 110);
-  EXPECT_NEAR(r.watched_ms, 110.99905, 1e-9);
+  EXPECT_DOUBLE_EQ(r.lost_ms(), 110);
+  EXPECT_NEAR(r.watched_ms(), 110.99905, 1e-9);
   EXPECT_NEAR(r.lost_share(), 110 / 110.99905, 1e-12);
 }
 
@@ -37,7 +37,7 @@ TEST(StallWatch, MergedRecordsAddTheirTimesAndKeepTheLongest) {
   EXPECT_EQ(a.stalls, 4u);
   EXPECT_EQ(a.long_stalls, 2u);
   EXPECT_DOUBLE_EQ(a.longest_ms, 30);
-  EXPECT_DOUBLE_EQ(a.lost_ms, 57);
+  EXPECT_DOUBLE_EQ(a.lost_ms(), 57);
   EXPECT_EQ(StallRecord{}.lost_share(), 0);
 }
 
@@ -45,8 +45,8 @@ TEST(StallWatch, MergedRecordsAddTheirTimesAndKeepTheLongest) {
 // of the time it watched.
 TEST(StallWatch, AWatchLastsItsDurationAndItsStallsArePartOfIt) {
   const StallRecord r = watch_for_stalls(50ms);
-  EXPECT_GE(r.watched_ms, 50);
-  EXPECT_LE(r.lost_ms, r.watched_ms);
+  EXPECT_GE(r.watched, 50ms);
+  EXPECT_LE(r.lost, r.watched);
   EXPECT_GE(r.stalls, r.long_stalls);
 }
 
