@@ -19,6 +19,7 @@
 
 #include "transport/algorithm.h"
 #include "transport/collectives/schedule.h"
+#include "transport/collectives/streamed_ring.h"
 
 namespace ringbench {
 namespace {
@@ -226,6 +227,37 @@ TEST(Schedules, PlacementOnlyChangesHierarchicalBytes) {
         for (int r = 0; r < n; ++r)
           EXPECT_EQ(a->placed_payload_bytes_sent(r, hosts, 1001, 8, 0), a->payload_bytes_sent(r, n, 1001, 8, 0))
               << a->name() << " N=" << n;
+  }
+}
+
+}  // namespace
+}  // namespace ringbench
+
+namespace ringbench {
+namespace {
+
+// The ring plans run as one stream (streamed_ring.h): every rank's plan must be a chain of one
+// send and one receive per step, each step sending what the step before received, at every N and
+// at counts N divides or not. The other plans are not (hierarchical on one host is the flat ring's
+// plan, so it is left out here), and would run on the generic runner.
+TEST(StreamedRing, TheRingPlansAreStreamableRingsAndTheOthersNot) {
+  const std::set<std::string_view> rings = {"allreduce/ring", "allgather/ring", "reducescatter/ring"};
+  for (const ScheduledAlgorithm* a : scheduled_algorithms()) {
+    const std::string id = std::string(a->spec().collective) + "/" + std::string(a->name());
+    SCOPED_TRACE(id);
+    const bool ring = rings.count(id) > 0;
+    if (id == "allreduce/hierarchical") continue;
+    EXPECT_EQ(dynamic_cast<const StreamedRing*>(a) != nullptr, ring);
+    for (int n = 2; n <= 16; ++n)
+      for (size_t count : {size_t(n), size_t(4 * n + 3), size_t(1000)})
+        for (int r = 0; r < n; ++r) {
+          const Schedule s = a->plan({r, n, count, 4, 0, std::vector<int>(static_cast<size_t>(n), 0), 0});
+          if (ring) {
+            EXPECT_TRUE(is_a_streamable_ring(s)) << "N " << n << " count " << count << " rank " << r;
+          } else if (n >= 4) {
+            EXPECT_FALSE(is_a_streamable_ring(s)) << "N " << n << " count " << count << " rank " << r;
+          }
+        }
   }
 }
 

@@ -1,0 +1,61 @@
+#include "streamed_ring.h"
+
+#include <vector>
+
+#include "../communicator.h"
+#include "ring_allreduce.h"
+
+namespace ringbench {
+
+bool is_a_streamable_ring(const Schedule& schedule) {
+  for (size_t k = 0; k < schedule.steps.size(); ++k) {
+    const Step& step = schedule.steps[k];
+    if (step.sends.size() != 1 || step.recvs.size() != 1) return false;
+    if (step.recvs[0].arrival == spec::Arrival::ReduceIncomingFirst) return false;  // dst = dst op src only
+    if (k > 0) {
+      const Step& before = schedule.steps[k - 1];
+      if (step.sends[0].peer != before.sends[0].peer || step.recvs[0].peer != before.recvs[0].peer) return false;
+      const Range& sent = step.sends[0].range;
+      const Range& received = before.recvs[0].range;
+      if (sent.offset != received.offset || sent.count != received.count) return false;
+    }
+  }
+  return !schedule.steps.empty();
+}
+
+void StreamedRing::run(Communicator& comm, const CollectiveCall& call) const {
+  check_call(comm, call, name());
+  if (comm.size() == 1) return;
+  const size_t esize = element_size(call.dtype);
+  const Schedule schedule =
+      plan({comm.rank(), comm.size(), call.count, esize, call.root, host_placement(comm), call.segment_bytes});
+  if (!is_a_streamable_ring(schedule)) {
+    run_schedule(comm, call, schedule, name(), collective(), false);
+    return;
+  }
+  comm.begin_collective();
+  std::byte* data = call.buffer.data();
+  auto bytes_of = [&](const Range& range) { return std::span<std::byte>(data + range.offset * esize, range.count * esize); };
+  std::span<std::byte> staging = comm.scratch(kRingStagingPieces * comm.pipeline_piece(esize));
+  std::vector<SendSpec> sends;
+  std::vector<RecvSpec> receives;
+  for (uint32_t tag = 0; tag < schedule.steps.size(); ++tag) {
+    const Step& step = schedule.steps[tag];
+    sends.push_back({step.sends[0].peer, tag, bytes_of(step.sends[0].range)});
+    const RecvOp& in = step.recvs[0];
+    const std::span<std::byte> target = bytes_of(in.range);
+    if (!spec::reduces(in.arrival)) {
+      receives.push_back({in.peer, tag, target});
+      continue;
+    }
+    receives.push_back({in.peer, tag, target,
+                        [target, staging, esize, &call](size_t begin, size_t end) {
+                          reduce_into(call.dtype, call.op, target.data() + begin,
+                                      staging.data() + begin % staging.size(), (end - begin) / esize);
+                        },
+                        esize, staging});
+  }
+  comm.ring_stream(sends, receives, {to_string(collective()), name(), 0, static_cast<uint32_t>(schedule.steps.size())});
+}
+
+}  // namespace ringbench

@@ -1,0 +1,32 @@
+#pragma once
+// A ring plan run as one stream. In a ring plan every step sends one range to the right
+// neighbour and receives one from the left, and the range a step sends is the one the step before
+// received (or reduced into): so the whole plan can go to the progress loop at once
+// (Communicator::ring_stream), each piece going on to the right as soon as it has arrived and, in
+// a reduce-scatter, been reduced. Every link stays busy across steps, where the generic runner
+// (schedule.h) waits for each step to finish before the next begins. The ring plans then run as
+// the link test that bounds them runs (bench/ringbench/link_test.h), so the model prices one
+// pattern for both. (Against the generic runner the all-gather and reduce-scatter measured
+// alike, inside the noise, on the 2-core AMD EPYC VM: docs/performance.md.)
+//
+// Reduce-scatter receives land in a staging ring of kRingStagingPieces pipeline pieces and are
+// reduced into their chunk piece by piece as they arrive (RecvSpec::on_arrival, RecvSpec::staging),
+// so the reduction of one piece overlaps the receive of the next and reads it from cache.
+// All-gather receives land in place. A plan that is not such a ring (one rank, or a layout where a
+// step is empty) runs on the generic runner.
+
+#include "schedule.h"
+
+namespace ringbench {
+
+class StreamedRing final : public ScheduledAlgorithm {
+ public:
+  explicit StreamedRing(const spec::AlgorithmSpec& spec) : ScheduledAlgorithm(spec) {}
+  void run(Communicator& comm, const CollectiveCall& call) const override;
+};
+
+// Every step one send to the same peer and one receive from the same peer (copied, or reduced as
+// dst = dst op src), and each step after the first sends what the step before received.
+bool is_a_streamable_ring(const Schedule& schedule);
+
+}  // namespace ringbench
