@@ -76,6 +76,10 @@ struct HostCpu {
   // in place of copy_GBps, the same-host fit's bandwidth and its per-piece overhead. Empty: not
   // measured (a preset, a multi-host run, a run without a link test).
   std::vector<RatePoint> exchange_copy_rates;
+  // The rate one core reduces at while every rank of the host exchanges and reduces, by message
+  // size (exchange_rate.h's exchange_reduce_rates), where the run measured it: it then prices the
+  // reduced bytes in place of reduce_GBps. Empty: not measured.
+  std::vector<RatePoint> exchange_reduce_rates;
 };
 
 struct Cluster {

@@ -75,8 +75,7 @@ void parse_efficiency(const json& section, Efficiency& efficiency) {
 }
 
 // [{"bytes": B, "GBps": R}, ...], the bytes strictly ascending (exchange_rate.h's rate_at reads them so).
-void parse_exchange_copy_rates(const json& list, std::vector<RatePoint>& rates) {
-  const std::string name = "host_cpu.exchange_copy_rates";
+void parse_rate_points(const json& list, const std::string& name, std::vector<RatePoint>& rates) {
   if (!list.is_array()) throw InputError(fmt::format("{} must be an array, got {}", name, list.type_name()));
   rates.clear();
   for (size_t i = 0; i < list.size(); ++i) {
@@ -103,7 +102,10 @@ void parse_host_cpu(const json& section, HostCpu& cpu) {
   f.number("same_host_message_overhead_us", cpu.same_host_message_overhead_us, 0, limits::kMaxLatencyUs);
   f.number("across_hosts_message_overhead_us", cpu.across_hosts_message_overhead_us, 0, limits::kMaxLatencyUs);
   f.integer("piece_bytes", cpu.piece_bytes, 0, std::numeric_limits<int>::max());
-  if (const json* rates = f.find("exchange_copy_rates")) parse_exchange_copy_rates(*rates, cpu.exchange_copy_rates);
+  if (const json* rates = f.find("exchange_copy_rates"))
+    parse_rate_points(*rates, "host_cpu.exchange_copy_rates", cpu.exchange_copy_rates);
+  if (const json* rates = f.find("exchange_reduce_rates"))
+    parse_rate_points(*rates, "host_cpu.exchange_reduce_rates", cpu.exchange_reduce_rates);
   f.reject_unknown();
 }
 
@@ -201,10 +203,12 @@ std::string cluster_to_json(const Cluster& c, int indent) {
                        {"same_host_message_overhead_us", c.host_cpu.same_host_message_overhead_us},
                        {"across_hosts_message_overhead_us", c.host_cpu.across_hosts_message_overhead_us},
                        {"piece_bytes", c.host_cpu.piece_bytes}};
-    if (!c.host_cpu.exchange_copy_rates.empty()) {
+    for (const auto& [key, points] : {std::pair{"exchange_copy_rates", &c.host_cpu.exchange_copy_rates},
+                                      std::pair{"exchange_reduce_rates", &c.host_cpu.exchange_reduce_rates}}) {
+      if (points->empty()) continue;
       json rates = json::array();
-      for (const RatePoint& p : c.host_cpu.exchange_copy_rates) rates.push_back({{"bytes", p.bytes}, {"GBps", p.GBps}});
-      doc["host_cpu"]["exchange_copy_rates"] = rates;
+      for (const RatePoint& p : *points) rates.push_back({{"bytes", p.bytes}, {"GBps", p.GBps}});
+      doc["host_cpu"][key] = rates;
     }
   }
   return doc.dump(indent);

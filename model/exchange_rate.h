@@ -35,6 +35,7 @@ namespace ringbench::model {
 struct ExchangeSample {
   uint64_t chunk_bytes = 0;
   double chunk_us = 0;
+  bool reduces = false;  // the reducing link test: each received chunk summed into its slot
 };
 
 struct RatePoint {
@@ -45,9 +46,26 @@ struct RatePoint {
 // One point per distinct chunk size, ascending: the median rate over that size's samples.
 // hop_latency_us is the same-host link's latency, the one plan_cost adds per step. Samples whose
 // time less the hop is not positive and finite are skipped (they cannot tell the copy from the
-// hop); InputError when ranks_per_host or cores_per_host is below 1.
+// hop), and so are reducing ones; InputError when ranks_per_host or cores_per_host is below 1.
 std::vector<RatePoint> exchange_copy_rates(std::span<const ExchangeSample> samples, int ranks_per_host,
                                            int cores_per_host, double copy_cap_GBps, double hop_latency_us);
+
+// The rate one core reduces at while every rank of the host exchanges and reduces at once, by
+// chunk size, from the reducing link test (bench/ringbench/link_test.h, ExchangeWork::reduce). A
+// reducing sample is paired with the last plain sample of the same chunk before it (the ladder
+// times the two one after the other); the reducing one also sums one chunk into its slot per
+// chunk moved, chunk x max(1, R / C) bytes on each core, so
+//
+//     rate = chunk x max(1, R / C) / (reducing_us - plain_us)
+//
+// which is exactly the rate at which plan_cost.h prices the reducing exchange at reducing_us once
+// the plain one is priced at plain_us. Capped by the one-core probe (reduce_cap_GBps, a reduction
+// alone on a core with its operands in cache, never slower than one that shares the core), which
+// is also the rate where the difference is not positive: the two times were then inside each
+// other's noise (without a cap, such a pair is skipped). One point per chunk size, ascending (the median over that size's pairs); empty
+// without reducing samples. InputError as exchange_copy_rates.
+std::vector<RatePoint> exchange_reduce_rates(std::span<const ExchangeSample> samples, int ranks_per_host,
+                                             int cores_per_host, double reduce_cap_GBps);
 
 // The rate at `bytes`: linear in log(bytes) between the two nearest points, the end point's rate
 // outside them. 0 when `rates` is empty.

@@ -35,7 +35,8 @@ Cluster measured_machine(const MachineMeasurements& m) {
   if (m.piece_bytes > static_cast<uint64_t>(std::numeric_limits<int>::max()))
     throw InputError(fmt::format("measured machine: pipeline piece {} B is beyond 2 GiB", m.piece_bytes));
   c.host_cpu = {m.cores_per_host, m.reduce_GBps, m.copy_GBps, m.same_host.message_overhead_us,
-                across.message_overhead_us, static_cast<int>(m.piece_bytes), m.exchange_copy_rates};
+                across.message_overhead_us, static_cast<int>(m.piece_bytes), m.exchange_copy_rates,
+                m.exchange_reduce_rates};
   c.launch_overhead_us = 0;  // the link fit's latency already holds a message's software step
   if (!m.across_hosts) c.description += " (one host: nics repeat the same-host fit)";
   validate(c);

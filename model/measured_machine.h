@@ -28,6 +28,7 @@ struct MachineMeasurements {
   std::optional<LinkParameters> across_hosts;
   uint64_t piece_bytes = 0;  // the run's pipeline piece, which the fits' overheads are per
   std::vector<RatePoint> exchange_copy_rates;  // HostCpu's; empty when the run did not measure them
+  std::vector<RatePoint> exchange_reduce_rates;  // likewise
 };
 
 // InputError naming the field when a figure is not positive (a run without probes).

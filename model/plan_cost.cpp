@@ -99,10 +99,12 @@ double piece_work_us(const RankStep& s, const std::array<LinkParameters, kClasse
 // The copy rate and links one rank's step is priced with. Where the machine measured its copy rate
 // while every rank exchanged (exchange_rate.h), that rate at the step's largest message prices the
 // copies and the same-host link both, with no per-piece overhead: the exchange moved its pieces
-// too, so their cost is in its rate. Else the machine's constants.
+// too, so their cost is in its rate. Else the machine's constants. Likewise the reduction: at the
+// reducing exchange's rate at that message where the machine measured one, else the probe's.
 struct StepRates {
   double kernel_GBps = 0;
   std::array<LinkParameters, kClasses> links;
+  double reduce_GBps = 0;
 };
 
 // The buffer a call's steps are slices of (plan_cost.h): the call's own, or the larger one its data
@@ -115,14 +117,24 @@ struct ResidentBuffer {
   bool holds_a_slice(uint64_t message) const { return message + element_bytes <= chunk; }
 };
 
+// A curve's rate at the step's largest message; for a slice of a larger buffer, no faster than at
+// a whole chunk of it (the slice streams through memory the caches do not hold).
+double measured_rate(std::span<const RatePoint> curve, const RankStep& s, const ResidentBuffer& resident) {
+  const uint64_t message = s.largest_message;
+  double rate = rate_at(curve, message);
+  if (resident.holds_a_slice(message)) rate = std::min(rate, rate_at(curve, resident.chunk));
+  return rate;
+}
+
 StepRates step_rates(const Cluster& machine, const std::array<LinkParameters, kClasses>& links, double kernel_GBps,
                      const RankStep& s, const ResidentBuffer& resident) {
-  const auto& measured = machine.host_cpu.exchange_copy_rates;
-  if (measured.empty() || !s.busy) return {kernel_GBps, links};
-  const uint64_t message = s.largest_message;
-  double rate = rate_at(measured, message);
-  if (resident.holds_a_slice(message)) rate = std::min(rate, rate_at(measured, resident.chunk));
-  StepRates rates{rate, links};
+  const HostCpu& cpu = machine.host_cpu;
+  StepRates rates{kernel_GBps, links, cpu.reduce_GBps};
+  if (!s.busy) return rates;
+  if (!cpu.exchange_reduce_rates.empty() && s.bytes_reduced > 0)
+    rates.reduce_GBps = measured_rate(cpu.exchange_reduce_rates, s, resident);
+  if (cpu.exchange_copy_rates.empty()) return rates;
+  rates.kernel_GBps = measured_rate(cpu.exchange_copy_rates, s, resident);
   rates.links[kSameHost].bandwidth_GBps = rates.kernel_GBps;
   rates.links[kSameHost].message_overhead_us = 0;
   return rates;
@@ -217,7 +229,7 @@ PlanCost plan_cost(const Cluster& machine, const PlanCall& call) {
   const std::vector<spec::Schedule> plans = all_plans(call);
   size_t steps = 0;
   for (const auto& p : plans) steps = std::max(steps, p.steps.size());
-  const double kernel_GBps = kernel_copy_GBps(machine), reduce_GBps = machine.host_cpu.reduce_GBps;
+  const double kernel_GBps = kernel_copy_GBps(machine);
   const double cores = machine.host_cpu.cores * (1 - call.foreign_cpu_share);
   const size_t n = plans.size();
   const uint64_t own_bytes = call.count * call.element_bytes;
@@ -233,7 +245,7 @@ PlanCost plan_cost(const Cluster& machine, const PlanCall& call) {
     for (size_t r = 0; r < n; ++r) {
       const StepRates rates = step_rates(machine, links, kernel_GBps, ranks[r], resident);
       wire[r] = wire_us(ranks[r], rates.links, across[static_cast<size_t>(call.host_of_rank[r])]);
-      work[r] = cpu_work_us(ranks[r], rates.kernel_GBps, reduce_GBps);
+      work[r] = cpu_work_us(ranks[r], rates.kernel_GBps, rates.reduce_GBps);
       piece_work[r] = piece_work_us(ranks[r], rates.links);
       busy = busy || ranks[r].busy;
     }

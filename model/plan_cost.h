@@ -52,6 +52,11 @@
 // 4 MiB at N = 3, 256 KiB segments, took 2065 us, priced 1197 at the 256 KiB chunk's rate and 1690
 // at the 1.4 MiB chunk's. A DDP bucket is a slice of gradients that outgrow the caches: a 1 MiB
 // bucket inside the step took 2864 us at N = 4 against 1555 us as a plain 1 MiB row.
+//
+// Where the machine also holds exchange_reduce_rates (the reducing link test beside the plain one,
+// exchange_rate.h), a rank's reduced bytes are priced at that curve's rate at the same message,
+// with the same slice rule, instead of the one-core probe's reduce_GBps: the reduction's operands
+// then stream from memory, on cores the copies share.
 
 #include <cstdint>
 #include <vector>

@@ -32,7 +32,7 @@ SCHEMA_ATTRIBUTE = "ringbench_schema_version"
 # The newest version these scripts know (bench/results/results_file.h, kSchemaVersion). Versions
 # are additive: an older file's tables are the first columns of a newer one's, so every version up
 # to this one is read, and files of several versions merge (see merged_dtypes).
-NEWEST_SCHEMA = 9
+NEWEST_SCHEMA = 10
 SUPPORTED_SCHEMAS = tuple(range(1, NEWEST_SCHEMA + 1))
 # Tables whose rows are runs: every results file has one (ringbench's or topomodel's).
 RUNS_TABLES = ("/runs", "/model/runs")

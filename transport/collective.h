@@ -48,6 +48,10 @@ double lower_bound_bytes(Collective collective, int world_size, uint64_t bytes);
 inline bool has_root(Collective collective) {
   return collective == Collective::Broadcast || collective == Collective::Reduce;
 }
+// All-reduce, reduce-scatter and reduce combine the ranks' data with ReduceOp; the others only move it.
+inline bool combines_data(Collective collective) {
+  return collective == Collective::AllReduce || collective == Collective::ReduceScatter || collective == Collective::Reduce;
+}
 // busbw / algbw; 0 when it is undefined (N == 1), which reports print as N/A.
 double busbw_factor(Collective collective, int world_size);
 

@@ -63,7 +63,9 @@ namespace ringbench::results {
 //   8  /results gains segment_bytes (the pipelined plans' segment each row ran with, --segment)
 //   9  /exchanges (the ring send/receive link test at chunks beyond the rows' own, up to the
 //      largest size: what `topomodel calibrate` reads large messages' copy rate from) is new
-inline constexpr int64_t kSchemaVersion = 9;
+//  10  /exchanges gains reduces (the reducing link test beside the plain one, where the run
+//      reduces: what `topomodel calibrate` reads the reduction's rate from)
+inline constexpr int64_t kSchemaVersion = 10;
 
 // A results-file problem a user can act on (wrong schema, not HDF5, unwritable path, lock
 // timeout). what() is one line naming the file.

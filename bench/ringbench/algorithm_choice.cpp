@@ -49,9 +49,12 @@ model::Cluster machine_of(const AutoMachine& m, std::span<const int> host_of_ran
   mm.same_host = (same ? same : across)->fit.link;
   if (across) mm.across_hosts = across->fit.link;
   mm.piece_bytes = piece_bytes;
-  if (hosts == 1 && !exchanges.empty())
+  if (hosts == 1 && !exchanges.empty()) {
     mm.exchange_copy_rates = model::exchange_copy_rates(exchanges, mm.ranks_per_host, mm.cores_per_host, mm.copy_GBps,
                                                           mm.same_host.latency_us);
+    mm.exchange_reduce_rates = model::exchange_reduce_rates(exchanges, mm.ranks_per_host, mm.cores_per_host,
+                                                              mm.reduce_GBps);
+  }
   return model::measured_machine(mm);
 }
 
@@ -68,7 +71,7 @@ std::vector<model::ExchangeSample> measure_exchanges(Communicator& comm, bool on
     const double seconds = ring_exchange_seconds(comm, chunk, kRepetitions, 2 * (comm.size() - 1));
     samples.push_back({chunk, seconds * 1e6});
   }
-  for (const ExchangePoint& point : ladder) samples.push_back({point.chunk_bytes, point.chunk_us});
+  for (const ExchangePoint& point : ladder) samples.push_back({point.chunk_bytes, point.chunk_us, point.reduces});
   return samples;
 }
 

@@ -34,10 +34,30 @@ struct ExchangePoint {
   uint64_t chunk_bytes = 0;
   double chunk_us = 0;  // per chunk: ring_exchange_seconds' median over kLadderCalls, as a row's
   int calls = 0;
+  bool reduces = false;  // ExchangeWork::reduce: each received chunk summed into its slot
 };
 
 // Times every ladder_chunks() chunk with 2(N-1) chunks back to back, as a row's link test does.
 // Collective: every rank calls it; every rank returns the same chunks (its own medians).
 std::vector<ExchangePoint> measure_exchange_ladder(Communicator& comm, uint64_t largest_bytes);
+
+// The reduction where it runs (link_test.h's ExchangeWork::reduce), for a run with a reducing
+// collective: at each chunk the plain exchange and the reducing one, one after the other, so that
+// their difference, the reduction's cost, comes from one moment of the machine. The plans reduce
+// messages from a chunk of the smallest size (a ring's) to the whole largest size (naive's), so the
+// chunks run from ceil(smallest / N) (at least kReductionLadderFloorBytes) in steps of 4x, a
+// rate's change over a step being smooth, to min(largest, kReductionLadderCapBytes). Below the
+// floor a reduction costs less than a hop's latency. The cap is lower than the plain ladder's: the
+// pairs cost twice the calls, and at 16 MiB chunks they added 2.6-5.2 s to a default run at N = 4
+// on the 2-core AMD EPYC VM (2026-12-06), where 4 MiB and 16 MiB chunks had measured alike (the
+// reduction's rate then falls back to the probe's or lies close to it). Empty when N < 2.
+inline constexpr uint64_t kReductionLadderFloorBytes = uint64_t{16} << 10;
+inline constexpr uint64_t kReductionLadderCapBytes = uint64_t{4} << 20;
+std::vector<uint64_t> reduction_ladder_chunks(uint64_t smallest_bytes, uint64_t largest_bytes, int world_size);
+
+// Times each reduction_ladder_chunks() chunk plain and reducing, one call of each in turn,
+// kLadderCalls each, with 2(N-1) chunks back to back; one point of each (its median). Collective,
+// like measure_exchange_ladder.
+std::vector<ExchangePoint> measure_reduction_ladder(Communicator& comm, uint64_t smallest_bytes, uint64_t largest_bytes);
 
 }  // namespace ringbench

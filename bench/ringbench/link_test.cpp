@@ -9,12 +9,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
 #include "statistics/order_statistics.h"
+#include "transport/collectives/ring_allreduce.h"
 #include "transport/communicator.h"
+#include "transport/data_type.h"
 #include "transport/fd.h"
 #include "transport/interfaces.h"
 
@@ -22,8 +25,30 @@ namespace ringbench {
 
 using Clock = std::chrono::steady_clock;
 
+namespace {
+
+// Makes each receive land in a staging ring and be summed into its slot as it arrives, exactly as
+// ring all-reduce's reduce-scatter does (transport/collectives/ring_allreduce.cpp).
+void stage_and_reduce(Communicator& comm, std::span<RecvSpec> receives) {
+  constexpr size_t kFloat = sizeof(float);
+  const std::span<std::byte> staging = comm.scratch(kRingStagingPieces * comm.pipeline_piece(kFloat));
+  for (RecvSpec& in : receives) {
+    if (in.payload.size() % kFloat != 0)
+      throw std::invalid_argument("reducing link test: " + std::to_string(in.payload.size()) +
+                                  " bytes is not a whole number of float32s");
+    in.on_arrival = [target = in.payload, staging](size_t begin, size_t end) {
+      reduce_into(DataType::Float32, ReduceOp::Sum, target.data() + begin, staging.data() + begin % staging.size(),
+                  (end - begin) / kFloat);
+    };
+    in.granule = kFloat;
+    in.staging = staging;
+  }
+}
+
+}  // namespace
+
 double ring_exchange_seconds(Communicator& comm, uint64_t bytes, int iterations, int back_to_back,
-                             std::span<std::byte> workspace) {
+                             std::span<std::byte> workspace, ExchangeWork work) {
   const int n = comm.size(), r = comm.rank();
   if (n == 1 || iterations < 1 || back_to_back < 1) return 0.0;
   // Chunk slots, used like a ring all-reduce's buffer: frame k sends slot r-k and receives into
@@ -45,6 +70,7 @@ double ring_exchange_seconds(Communicator& comm, uint64_t bytes, int iterations,
     sends.push_back({(r + 1) % n, static_cast<uint32_t>(k), slot(r - k)});
     receives.push_back({(r - 1 + n) % n, static_cast<uint32_t>(k), slot(r - k - 1)});
   }
+  if (work == ExchangeWork::reduce) stage_and_reduce(comm, receives);
   std::vector<double> seconds;
   for (int i = 0; i < iterations; ++i) {
     comm.barrier();

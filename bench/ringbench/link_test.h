@@ -29,8 +29,17 @@ class Communicator;
 // such stall put the link test above the all-reduce it bounds. Collective: every rank calls it.
 // `workspace`, if it holds at least two chunks, is used (and overwritten) instead of allocating
 // N chunk slots: the harness passes its collective buffer, so the test adds no memory of its own.
+//
+// ExchangeWork::reduce adds the one thing a ring reduce-scatter does beyond this: each received
+// chunk lands in the ring all-reduce's staging ring and is summed (float32) into its slot piece by
+// piece as it arrives, and the next frame forwards the sum. Its time less the plain exchange's at
+// the same chunk is what the reduction costs where it runs, every rank copying and reducing on
+// shared cores: the model prices reduced bytes at that rate (model/exchange_rate.h), not at the
+// one-core probe's, which reads both operands from cache on an otherwise idle core. The bytes
+// must be a multiple of 4 (whole float32s).
+enum class ExchangeWork { copy, reduce };
 double ring_exchange_seconds(Communicator& comm, uint64_t bytes, int iterations, int back_to_back,
-                             std::span<std::byte> workspace = {});
+                             std::span<std::byte> workspace = {}, ExchangeWork work = ExchangeWork::copy);
 
 // One plain blocking TCP connection with 1 MiB writes (at most 256 MiB or 1 s), timed until the
 // reader has drained the last byte. Between rank 0 and the first rank on another host when there

@@ -238,13 +238,18 @@ class BenchRun {
     });
   }
 
-  // The exchange at the messages the rows' link tests do not reach (exchange_ladder.h), for the
-  // model's copy-rate curve. Only where that curve is used, a sweep on one host. Collective.
+  // The exchange at the messages the rows' link tests do not reach, and beside it the reducing
+  // exchange where the run reduces (exchange_ladder.h), for the model's copy and reduction rate
+  // curves. Only where those curves are used, a sweep on one host. Collective.
   std::vector<ExchangePoint> measure_exchange_ladder_if_useful() {
     if (options_.workload != Workload::Sweep || hosts_.size() != 1) return {};
     const std::vector<uint64_t> sizes = run_sizes(options_);
     if (sizes.empty()) return {};
-    return measure_exchange_ladder(*comm_, *std::max_element(sizes.begin(), sizes.end()));
+    const auto [smallest, largest] = std::minmax_element(sizes.begin(), sizes.end());
+    std::vector<ExchangePoint> points = measure_exchange_ladder(*comm_, *largest);
+    if (std::any_of(options_.collectives.begin(), options_.collectives.end(), combines_data))
+      for (const ExchangePoint& p : measure_reduction_ladder(*comm_, *smallest, *largest)) points.push_back(p);
+    return points;
   }
 
   // --slice auto: measured here, before the link test and every row, which all run with the

@@ -303,16 +303,18 @@ const results::Table& exchanges_table() {
           {"chunk_bytes", ColumnType::UInt64, "bytes", "chunk each rank sends its right neighbour while receiving one"},
           {"chunk_us", ColumnType::Float64, "us", "per chunk: the median timed call of 2(N-1) chunks back to back, over 2(N-1)"},
           {"calls", ColumnType::Int64, "", "timed calls"},
+          {"reduces", ColumnType::Int64, "",
+           "1: each received chunk was summed into its slot (the reducing link test, schema 10); 0 or missing: sent on"},
       },
       "the ring send/receive link test at chunks beyond the rows' own, up to the largest size (schema 9; one host, "
-      "with the link test)"};
+      "with the link test), and plain and reducing side by side where the run reduces (schema 10)"};
   return table;
 }
 
 std::vector<results::Row> exchange_rows(const std::string& run_id, const std::vector<ExchangePoint>& points) {
   std::vector<results::Row> rows;
   for (const ExchangePoint& p : points)
-    rows.push_back({run_id, uint64_t{p.chunk_bytes}, p.chunk_us, int64_t{p.calls}});
+    rows.push_back({run_id, uint64_t{p.chunk_bytes}, p.chunk_us, int64_t{p.calls}, int64_t{p.reduces ? 1 : 0}});
   return rows;
 }
 

@@ -75,9 +75,12 @@ Calibration calibrate(const MeasuredRun& run, LinkFitKind fit_kind) {
   if (across) m.across_hosts = across->fit.link;
   m.piece_bytes = run.pipeline_bytes;
   // A multi-host run's exchanges are paced by the across-hosts link, not by the copies: one host only.
-  if (run.hosts == 1)
+  if (run.hosts == 1) {
     m.exchange_copy_rates = model::exchange_copy_rates(run.exchanges, m.ranks_per_host, run.cores_per_host, run.copy_GBps,
                                                          m.same_host.latency_us);
+    m.exchange_reduce_rates = model::exchange_reduce_rates(run.exchanges, m.ranks_per_host, run.cores_per_host,
+                                                             run.reduce_GBps);
+  }
   c.machine = model::measured_machine(m);
   return c;
 }
@@ -105,6 +108,15 @@ std::string calibration_report(const Calibration& c) {
   out += "# exchange      : one core's copy rate while every rank sends and receives, which prices copies and the"
          " same-host link (GB/s at chunk bytes):";
   for (const auto& p : rates) out += fmt::format(" {:.2f} at {}", p.GBps, p.bytes);
+  out += "\n";
+  const auto& reduce = c.machine.host_cpu.exchange_reduce_rates;
+  if (reduce.empty()) {
+    out += "# reduction     : no reducing link test in this run; reductions priced at the one-core probe\n";
+    return out;
+  }
+  out += "# reduction     : one core's reduction rate while every rank sends, receives and reduces (the reducing"
+         " link test less the plain one), which prices reduced bytes (GB/s at chunk bytes):";
+  for (const auto& p : reduce) out += fmt::format(" {:.2f} at {}", p.GBps, p.bytes);
   out += "\n";
   return out;
 }

@@ -87,7 +87,8 @@ std::vector<model::ExchangeSample> read_exchanges(const TableContents& t, const 
 }
 
 // The run's exchange ladder (schema 9: ringbench's exchange_ladder.h), the chunks beyond its rows'
-// own. None in a file written before it, or for a run on several hosts.
+// own, and (schema 10) the plain and reducing exchanges side by side, in the order measured. None
+// in a file written before it, or for a run on several hosts.
 std::vector<model::ExchangeSample> read_ladder(const std::filesystem::path& file, const std::string& run_id) {
   std::vector<model::ExchangeSample> exchanges;
   TableContents t;
@@ -96,9 +97,11 @@ std::vector<model::ExchangeSample> read_ladder(const std::filesystem::path& file
   } catch (const results::ResultsError&) {
     return exchanges;
   }
+  const bool has_reduces = has_column(t, "reduces");
   for (const auto& row : t.rows)
     if (text(t, row, "run_id") == run_id)
-      exchanges.push_back({static_cast<uint64_t>(number(t, row, "chunk_bytes")), number(t, row, "chunk_us")});
+      exchanges.push_back({static_cast<uint64_t>(number(t, row, "chunk_bytes")), number(t, row, "chunk_us"),
+                           has_reduces && number(t, row, "reduces") == 1});
   return exchanges;
 }
 

@@ -18,7 +18,7 @@ def check(condition, what):
 
 def main(path):
     with h5py.File(path, "r") as f:
-        check(int(f.attrs["ringbench_schema_version"]) == 9, "schema version is not 9 (what this ringbench writes)")
+        check(int(f.attrs["ringbench_schema_version"]) == 10, "schema version is not 10 (what this ringbench writes)")
 
         results = f["results"]
         check(results.maxshape == (None,), f"/results is not extendible: {results.maxshape}")

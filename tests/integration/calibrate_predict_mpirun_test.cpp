@@ -11,6 +11,8 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "results/results_file.h"
 #include "run_command.h"
@@ -66,13 +68,22 @@ TEST_F(CalibratePredict, RingbenchThenCalibrateThenPredict) {
   // Every row's ring send/receive gave the copy rate while all ranks exchange, one per chunk size,
   // and the exchange ladder the sizes beyond the rows' chunks (256 KiB / 3): up to the whole 256 KiB.
   EXPECT_NE(calibrate.out.find("# exchange      : one core's copy rate"), std::string::npos) << calibrate.out;
+  // The all-reduce also had the reducing link test beside the plain one, from the smallest size's
+  // chunk (4 KiB / 3, below the 16 KiB floor) to the largest size, in steps of 4x.
   const auto ladder = results::read_table(file, "/exchanges");
-  ASSERT_EQ(ladder.rows.size(), 2u) << "2 x 87384 B and 256 KiB";
-  EXPECT_EQ(std::get<uint64_t>(ladder.rows[1].at(ladder.column("chunk_bytes"))), 256u << 10);
+  const std::vector<std::pair<uint64_t, int64_t>> expected = {
+      {174764, 0}, {256 << 10, 0}, {16 << 10, 0}, {16 << 10, 1}, {64 << 10, 0}, {64 << 10, 1}, {256 << 10, 0}, {256 << 10, 1}};
+  ASSERT_EQ(ladder.rows.size(), expected.size()) << "2 x 87382 B and 256 KiB, then 16, 64 and 256 KiB plain and reducing";
+  for (size_t r = 0; r < expected.size(); ++r) {
+    EXPECT_EQ(std::get<uint64_t>(ladder.rows[r].at(ladder.column("chunk_bytes"))), expected[r].first) << "row " << r;
+    EXPECT_EQ(std::get<int64_t>(ladder.rows[r].at(ladder.column("reduces"))), expected[r].second) << "row " << r;
+  }
   EXPECT_NE(calibrate.out.find(" at 262144"), std::string::npos) << "the curve reaches the ladder's top\n" << calibrate.out;
+  EXPECT_NE(calibrate.out.find("# reduction     : one core's reduction rate"), std::string::npos) << calibrate.out;
   std::ifstream machine_file(machine);
   const std::string machine_text((std::istreambuf_iterator<char>(machine_file)), std::istreambuf_iterator<char>());
   EXPECT_NE(machine_text.find("\"exchange_copy_rates\""), std::string::npos) << machine_text;
+  EXPECT_NE(machine_text.find("\"exchange_reduce_rates\""), std::string::npos) << machine_text;
 
   // The machine is a cluster file like any other.
   auto load = run_command(topomodel("clusters --cluster " + machine.string()), (dir_ / "load").string());
@@ -139,18 +150,62 @@ TEST_F(CalibratePredict, AppendsToAFileOfSchemaEightWithTheExchangeLadder) {
   ASSERT_EQ(runs.rows.size(), 2u);
   const std::string new_run = text(runs, runs.rows[1], "run_id");
   const auto ladder = results::read_table(file, "/exchanges");
-  ASSERT_EQ(ladder.rows.size(), 1u) << "the new run's one chunk beyond its rows'";
-  EXPECT_EQ(text(ladder, ladder.rows[0], "run_id"), new_run);
+  ASSERT_EQ(ladder.rows.size(), 1u + 2 * 4) << "the new run's one chunk beyond its rows', then its reduction ladder "
+                                               "(32 KiB, 128 KiB, 512 KiB, 1 MiB, plain and reducing)";
+  for (const auto& row : ladder.rows) {
+    EXPECT_EQ(text(ladder, row, "run_id"), new_run);
+    EXPECT_GT(number(ladder, row, "chunk_us"), 0);
+  }
   EXPECT_EQ(std::get<uint64_t>(ladder.rows[0].at(ladder.column("chunk_bytes"))), 1u << 20);
-  EXPECT_GT(number(ladder, ladder.rows[0], "chunk_us"), 0);
 
   auto old_calibration = run_command(topomodel("calibrate " + file.string() + " --run " + old_run + " -o " + (dir_ / "old.json").string()), (dir_ / "c1").string());
   ASSERT_EQ(old_calibration.exit_code, 0) << old_calibration.out << old_calibration.err;
   EXPECT_NE(old_calibration.out.find(" at 524288"), std::string::npos) << old_calibration.out;
   EXPECT_EQ(old_calibration.out.find(" at 1048576"), std::string::npos) << "no ladder before schema 9\n" << old_calibration.out;
+  EXPECT_NE(old_calibration.out.find("no reducing link test"), std::string::npos) << old_calibration.out;
   auto new_calibration = run_command(topomodel("calibrate " + file.string() + " --run " + new_run + " -o " + (dir_ / "new.json").string()), (dir_ / "c2").string());
   ASSERT_EQ(new_calibration.exit_code, 0) << new_calibration.out << new_calibration.err;
   EXPECT_NE(new_calibration.out.find(" at 1048576"), std::string::npos) << new_calibration.out;
+}
+
+// A file written by the release of schema 9 (tests/data/results-schema9.h5, ringbench ed3c39e: ring
+// and naive all-reduce at N = 2, 64 KiB and 1 MiB, and its exchange ladder's one 1 MiB chunk) takes
+// this ringbench's run: /exchanges widens with `reduces` (the old row reads -1, missing, and is
+// read as plain) and gains the new run's ladder and its reduction ladder. The old run calibrates
+// without a reduction curve, the new one with.
+TEST_F(CalibratePredict, AppendsToAFileOfSchemaNineWithTheReductionLadder) {
+  const fs::path file = dir_ / "schema9.h5";
+  fs::copy_file(fs::path(RINGBENCH_SOURCE_DIR) / "tests/data/results-schema9.h5", file);
+  const auto before = results::read_table(file, "/exchanges");
+  ASSERT_EQ(before.rows.size(), 1u);
+  ASSERT_EQ(before.columns.size(), 4u) << "run_id, chunk_bytes, chunk_us, calls";
+  const std::string old_run = text(before, before.rows[0], "run_id");
+  auto run = run_command(mpirun(2) + RINGBENCH_EXE + " --algo ring,naive --sizes 64K,1M -i 12 -o " + file.string(),
+                         (dir_ / "run").string());
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+
+  const auto after = results::read_table(file, "/exchanges");
+  ASSERT_EQ(after.columns.size(), 5u);
+  EXPECT_EQ(after.columns[4].name, "reduces");
+  ASSERT_EQ(after.rows.size(), 1u + 1 + 2 * 4) << "the old row, the new run's 1 MiB chunk, then 32 KiB to 1 MiB "
+                                                  "plain and reducing";
+  for (size_t c = 0; c < before.columns.size(); ++c)
+    EXPECT_TRUE(same(before.rows[0][c], after.rows[0][c])) << "column " << before.columns[c].name;
+  EXPECT_EQ(std::get<int64_t>(after.rows[0].at(4)), -1) << "missing in the old row";
+  int64_t reducing = 0;
+  for (size_t r = 1; r < after.rows.size(); ++r) reducing += std::get<int64_t>(after.rows[r].at(4));
+  EXPECT_EQ(reducing, 4);
+
+  auto old_calibration = run_command(topomodel("calibrate " + file.string() + " --run " + old_run + " -o " +
+                                               (dir_ / "old.json").string()), (dir_ / "c1").string());
+  ASSERT_EQ(old_calibration.exit_code, 0) << old_calibration.out << old_calibration.err;
+  EXPECT_NE(old_calibration.out.find(" at 1048576"), std::string::npos) << "its ladder still counts\n" << old_calibration.out;
+  EXPECT_NE(old_calibration.out.find("no reducing link test"), std::string::npos) << old_calibration.out;
+  auto new_calibration = run_command(topomodel("calibrate " + file.string() + " -o " + (dir_ / "new.json").string()),
+                                     (dir_ / "c2").string());
+  ASSERT_EQ(new_calibration.exit_code, 0) << new_calibration.out << new_calibration.err;
+  EXPECT_NE(new_calibration.out.find("# reduction     : one core's reduction rate"), std::string::npos)
+      << new_calibration.out;
 }
 
 // A ddp run (issue 17) times the ring send/receive at each bucket size's chunk in every turn beside

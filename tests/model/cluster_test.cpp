@@ -81,10 +81,13 @@ FieldValues fields(const Cluster& c) {
                switch_hop_latency] = network;
   const auto& [efficiency_scale_up, efficiency_in_switch, efficiency_nic] = efficiency;
   const auto& [cores, reduce_GBps, copy_GBps, same_host_overhead, across_hosts_overhead, piece_bytes,
-               exchange_copy_rates] = host_cpu;
+               exchange_copy_rates, exchange_reduce_rates] = host_cpu;
   auto text = [](const auto& value) { return fmt::format("{}", value); };
-  std::string rates;
-  for (const RatePoint& p : exchange_copy_rates) rates += fmt::format("{}:{} ", p.bytes, p.GBps);
+  auto curve = [](const std::vector<RatePoint>& points) {
+    std::string out;
+    for (const RatePoint& p : points) out += fmt::format("{}:{} ", p.bytes, p.GBps);
+    return out;
+  };
   return {{"name", name},
           {"description", description},
           {"gpu", gpu},
@@ -113,7 +116,8 @@ FieldValues fields(const Cluster& c) {
           {"host_cpu.same_host_message_overhead_us", text(same_host_overhead)},
           {"host_cpu.across_hosts_message_overhead_us", text(across_hosts_overhead)},
           {"host_cpu.piece_bytes", text(piece_bytes)},
-          {"host_cpu.exchange_copy_rates", rates},
+          {"host_cpu.exchange_copy_rates", curve(exchange_copy_rates)},
+          {"host_cpu.exchange_reduce_rates", curve(exchange_reduce_rates)},
           {"launch_overhead_us", text(launch_overhead_us)}};
 }
 
@@ -132,7 +136,7 @@ Cluster unusual_cluster() {
   c.nics = {2, 312.5, 3.5};
   c.network = {false, 3, 1.5, 6, 2.5, 0.45};
   c.efficiency = {0.61, 0.52, 0.93};
-  c.host_cpu = {3, 1.5, 2.5, 0.75, 1.25, 65536, {{16384, 2.25}, {1 << 20, 5.5}}};
+  c.host_cpu = {3, 1.5, 2.5, 0.75, 1.25, 65536, {{16384, 2.25}, {1 << 20, 5.5}}, {{65536, 1.25}, {4 << 20, 0.75}}};
   c.launch_overhead_us = 7.25;
   return c;
 }

@@ -1,5 +1,5 @@
-// The copy rate measured while every rank exchanges (model/exchange_rate.h), how plan_cost prices
-// with it, and its round trip through the cluster JSON format.
+// The copy and reduction rates measured while every rank exchanges (model/exchange_rate.h), how
+// plan_cost prices with them, and their round trip through the cluster JSON format.
 #include "model/exchange_rate.h"
 
 #include <gtest/gtest.h>
@@ -159,6 +159,72 @@ TEST(ExchangeRate, RoundTripsThroughClusterJsonAndRejectsDisorder) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("host_cpu.exchange_copy_rates[1].bytes"), std::string::npos) << e.what();
   }
+}
+
+TEST(ExchangeReduceRate, TheReducingExchangeLessThePlainOneIsTheReduction) {
+  // 4000 B chunks, plain in 20 us, reducing in 25: each rank also summed 4000 B in 5 us, 0.8 GB/s;
+  // four ranks on two cores did twice that work in the same time: 1.6 GB/s per core.
+  const std::vector<ExchangeSample> samples = {{4000, 20.0}, {4000, 25.0, true}};
+  ASSERT_EQ(exchange_reduce_rates(samples, 1, 1, 0).size(), 1u);
+  EXPECT_DOUBLE_EQ(exchange_reduce_rates(samples, 1, 1, 0)[0].GBps, 0.8);
+  EXPECT_DOUBLE_EQ(exchange_reduce_rates(samples, 4, 2, 0)[0].GBps, 1.6);
+  // The plain curve ignores the reducing sample.
+  const auto copy = exchange_copy_rates(samples, 1, 1, 0, 0);
+  ASSERT_EQ(copy.size(), 1u);
+  EXPECT_DOUBLE_EQ(copy[0].GBps, 0.4);
+  EXPECT_THROW(exchange_reduce_rates(samples, 0, 1, 0), InputError);
+  EXPECT_THROW(exchange_reduce_rates(samples, 1, 0, 0), InputError);
+}
+
+TEST(ExchangeReduceRate, PairsEachReducingSampleWithThePlainOneBeforeItAndCapsAtTheProbe) {
+  const std::vector<ExchangeSample> samples = {
+      {1000, 9.0, true},                        // no plain sample before it: skipped
+      {1000, 10.0},       {1000, 12.0, true},   // 1000 B in 2 us: 0.5 GB/s
+      {1000, 20.0},       {1000, 21.0, true},   // paired with 20, not 10: 1.0 GB/s
+      {1000, 30.0},       {1000, 34.0, true},   // 0.25 GB/s: the median of the three is 0.5
+      {4000, 10.0},       {4000, 9.0, true},    // faster than plain: inside the noise
+      {16000, 10.0},      {16000, 11.0, true},  // 16 GB/s, above the probe
+  };
+  const auto capped = exchange_reduce_rates(samples, 1, 1, 2.0);
+  ASSERT_EQ(capped.size(), 3u);
+  EXPECT_EQ(capped[0].bytes, 1000u);
+  EXPECT_DOUBLE_EQ(capped[0].GBps, 0.5);
+  EXPECT_EQ(capped[1].bytes, 4000u);
+  EXPECT_DOUBLE_EQ(capped[1].GBps, 2.0) << "no positive difference: the probe's rate";
+  EXPECT_DOUBLE_EQ(capped[2].GBps, 2.0) << "never faster than the probe";
+  // Without a cap the pair that cannot tell says nothing, and the fast one stands.
+  const auto uncapped = exchange_reduce_rates(samples, 1, 1, 0);
+  ASSERT_EQ(uncapped.size(), 2u);
+  EXPECT_EQ(uncapped[1].bytes, 16000u);
+  EXPECT_DOUBLE_EQ(uncapped[1].GBps, 16.0);
+  EXPECT_TRUE(exchange_reduce_rates(std::vector<ExchangeSample>{{1000, 10.0}}, 1, 1, 2.0).empty());
+}
+
+TEST(ExchangeReduceRate, PlanCostPricesTheReducingExchangeAtItsOwnTime) {
+  // Ring reduce-scatter of 16000 B per rank at N = 4: 3 steps, each sending and receiving one 4000
+  // B chunk and reducing it, the reducing link test's pattern. Measured at 20 us plain (10 of it
+  // the hop) and 25 us reducing, each step is priced at the reducing exchange's own 25 us.
+  Cluster machine = exchanging_machine(true);
+  const PlanCall call{&spec::ring_reducescatter(), 4000, 4, 0, {0, 0, 0, 0}, 0};
+  // Without the curve the probe prices it: 4000 B x 2 ranks per core / 0.5 GB/s = 16 us a step.
+  EXPECT_DOUBLE_EQ(plan_cost(machine, call).time_us, 3 * (20.0 + 16.0));
+  const std::vector<ExchangeSample> samples = {{4000, 20.0}, {4000, 25.0, true}};
+  machine.host_cpu.exchange_reduce_rates = exchange_reduce_rates(samples, 4, 2, 0);
+  EXPECT_DOUBLE_EQ(plan_cost(machine, call).time_us, 3 * 25.0);
+  // The all-gather reduces nothing: the curve leaves it as it was.
+  const PlanCall gather{&spec::ring_allgather(), 4000, 4, 0, {0, 0, 0, 0}, 0};
+  EXPECT_DOUBLE_EQ(plan_cost(machine, gather).time_us, 60.0);
+}
+
+TEST(ExchangeReduceRate, RoundTripsThroughClusterJson) {
+  Cluster machine = exchanging_machine(true);
+  machine.host_cpu.exchange_reduce_rates = {{4000, 1.6}, {64000, 0.9}};
+  const Cluster back = cluster_from_json(cluster_to_json(machine), "round trip");
+  ASSERT_EQ(back.host_cpu.exchange_reduce_rates.size(), 2u);
+  EXPECT_EQ(back.host_cpu.exchange_reduce_rates[1].bytes, 64000u);
+  EXPECT_DOUBLE_EQ(back.host_cpu.exchange_reduce_rates[1].GBps, 0.9);
+  // A machine file from before the curve has none, and prices at the probe.
+  EXPECT_TRUE(cluster_from_json(cluster_to_json(exchanging_machine(true)), "old").host_cpu.exchange_reduce_rates.empty());
 }
 
 }  // namespace
