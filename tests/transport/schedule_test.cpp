@@ -238,15 +238,15 @@ namespace {
 
 // The ring plans run as one stream (streamed_ring.h): every rank's plan must be a chain of one
 // send and one receive per step, each step sending what the step before received, at every N and
-// at counts N divides or not. The other plans are not (hierarchical on one host is the flat ring's
-// plan, so it is left out here), and would run on the generic runner.
+// at counts N divides or not. The other plans are not, and would run on the generic runner;
+// hierarchical's plan is the flat ring's on one host (checked here) and not across hosts (below).
 TEST(StreamedRing, TheRingPlansAreStreamableRingsAndTheOthersNot) {
-  const std::set<std::string_view> rings = {"allreduce/ring", "allgather/ring", "reducescatter/ring"};
+  const std::set<std::string_view> rings = {"allreduce/ring", "allgather/ring", "reducescatter/ring",
+                                            "allreduce/hierarchical"};
   for (const ScheduledAlgorithm* a : scheduled_algorithms()) {
     const std::string id = std::string(a->spec().collective) + "/" + std::string(a->name());
     SCOPED_TRACE(id);
     const bool ring = rings.count(id) > 0;
-    if (id == "allreduce/hierarchical") continue;
     EXPECT_EQ(dynamic_cast<const StreamedRing*>(a) != nullptr, ring);
     for (int n = 2; n <= 16; ++n)
       for (size_t count : {size_t(n), size_t(4 * n + 3), size_t(1000)})
@@ -259,6 +259,16 @@ TEST(StreamedRing, TheRingPlansAreStreamableRingsAndTheOthersNot) {
           }
         }
   }
+}
+
+TEST(StreamedRing, HierarchicalAcrossHostsRunsStepByStep) {
+  const ScheduledAlgorithm* hierarchical = nullptr;
+  for (const ScheduledAlgorithm* a : scheduled_algorithms())
+    if (a->spec().collective == "allreduce" && a->name() == "hierarchical") hierarchical = a;
+  ASSERT_NE(hierarchical, nullptr);
+  const std::vector<int> two_hosts = {0, 0, 1, 1};
+  for (int r = 0; r < 4; ++r)
+    EXPECT_FALSE(is_a_streamable_ring(hierarchical->plan({r, 4, 1000, 4, 0, two_hosts, 0}))) << "rank " << r;
 }
 
 }  // namespace
