@@ -9,6 +9,12 @@
 
 namespace ringbench {
 
+int ladder_calls(uint64_t chunk_bytes, int back_to_back) {
+  const uint64_t per_call = chunk_bytes * static_cast<uint64_t>(std::max(1, back_to_back));
+  if (per_call == 0) return kLadderCalls;
+  return static_cast<int>(std::clamp<uint64_t>(kLadderBudgetBytes / per_call, kLadderMinCalls, kLadderCalls));
+}
+
 std::vector<uint64_t> ladder_chunks(uint64_t largest_bytes, int world_size) {
   std::vector<uint64_t> chunks;
   if (world_size < 2 || largest_bytes == 0) return chunks;
@@ -29,8 +35,9 @@ std::vector<ExchangePoint> measure_exchange_ladder(Communicator& comm, uint64_t 
   std::vector<std::byte> workspace(2 * static_cast<size_t>(chunks.back()));
   const int back_to_back = 2 * (comm.size() - 1);
   for (const uint64_t chunk : chunks) {
-    const double seconds = ring_exchange_seconds(comm, chunk, kLadderCalls, back_to_back, workspace);
-    points.push_back({chunk, seconds * 1e6, kLadderCalls});
+    const int calls = ladder_calls(chunk, back_to_back);
+    const double seconds = ring_exchange_seconds(comm, chunk, calls, back_to_back, workspace);
+    points.push_back({chunk, seconds * 1e6, calls});
   }
   return points;
 }
@@ -58,12 +65,13 @@ std::vector<ExchangePoint> measure_reduction_ladder(Communicator& comm, uint64_t
     // Call by call in turns, so that a drift of the machine (at 16 MiB on the 2-core VM, two
     // plain exchanges a second apart differed by 14%) falls on both alike.
     std::vector<double> plain_us, reducing_us;
-    for (int call = 0; call < kLadderCalls; ++call) {
+    const int calls = ladder_calls(chunk, back_to_back);
+    for (int call = 0; call < calls; ++call) {
       plain_us.push_back(ring_exchange_seconds(comm, chunk, 1, back_to_back, workspace, ExchangeWork::copy) * 1e6);
       reducing_us.push_back(ring_exchange_seconds(comm, chunk, 1, back_to_back, workspace, ExchangeWork::reduce) * 1e6);
     }
-    points.push_back({chunk, stats::median(plain_us), kLadderCalls, false});
-    points.push_back({chunk, stats::median(reducing_us), kLadderCalls, true});
+    points.push_back({chunk, stats::median(plain_us), calls, false});
+    points.push_back({chunk, stats::median(reducing_us), calls, true});
   }
   return points;
 }

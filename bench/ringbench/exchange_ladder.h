@@ -22,8 +22,15 @@ namespace ringbench {
 class Communicator;
 
 inline constexpr uint64_t kLadderCapBytes = uint64_t{16} << 20;
-// Timed exchanges per chunk (their median is the point): a bandwidth settles within ten.
+// Timed exchanges per chunk (their median is the point): a bandwidth settles within ten, and a call
+// that moves much data averages over more of it. So a chunk gets kLadderCalls calls, or as many as
+// move kLadderBudgetBytes per rank, but at least kLadderMinCalls: at N = 4 a 16 MiB chunk's call
+// moves 96 MiB per rank (87 ms on the 2-core AMD EPYC VM), and ten of them took 0.9 s of a default
+// run. The count depends on the chunk alone, so every rank makes the same calls.
 inline constexpr int kLadderCalls = 10;
+inline constexpr int kLadderMinCalls = 3;
+inline constexpr uint64_t kLadderBudgetBytes = uint64_t{256} << 20;
+int ladder_calls(uint64_t chunk_bytes, int back_to_back);
 
 // The chunks to time for a run whose largest size is `largest_bytes` on `world_size` ranks,
 // ascending: doubling from 2 x ceil(largest / N) while below min(largest, cap), then
@@ -32,7 +39,7 @@ std::vector<uint64_t> ladder_chunks(uint64_t largest_bytes, int world_size);
 
 struct ExchangePoint {
   uint64_t chunk_bytes = 0;
-  double chunk_us = 0;  // per chunk: ring_exchange_seconds' median over kLadderCalls, as a row's
+  double chunk_us = 0;  // per chunk: ring_exchange_seconds' median over `calls`, as a row's
   int calls = 0;
   bool reduces = false;  // ExchangeWork::reduce: each received chunk summed into its slot
 };
@@ -56,7 +63,7 @@ inline constexpr uint64_t kReductionLadderCapBytes = uint64_t{4} << 20;
 std::vector<uint64_t> reduction_ladder_chunks(uint64_t smallest_bytes, uint64_t largest_bytes, int world_size);
 
 // Times each reduction_ladder_chunks() chunk plain and reducing, one call of each in turn,
-// kLadderCalls each, with 2(N-1) chunks back to back; one point of each (its median). Collective,
+// ladder_calls() each, with 2(N-1) chunks back to back; one point of each (its median). Collective,
 // like measure_exchange_ladder.
 std::vector<ExchangePoint> measure_reduction_ladder(Communicator& comm, uint64_t smallest_bytes, uint64_t largest_bytes);
 

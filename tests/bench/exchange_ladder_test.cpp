@@ -51,9 +51,19 @@ TEST(ExchangeLadder, EveryRankTimesEveryChunk) {
     for (size_t i = 0; i < chunks.size(); ++i) {
       EXPECT_EQ(points[rank][i].chunk_bytes, chunks[i]);
       EXPECT_GT(points[rank][i].chunk_us, 0);
-      EXPECT_EQ(points[rank][i].calls, kLadderCalls);
+      EXPECT_EQ(points[rank][i].calls, ladder_calls(chunks[i], 4));
     }
   }
+}
+
+TEST(ExchangeLadder, LargeChunksTakeFewerCallsDownToThreeTheSameOnEveryRank) {
+  // N = 4: 6 chunks back to back. 4 MiB moves 24 MiB a call: the full ten within 256 MiB.
+  EXPECT_EQ(ladder_calls(4 * MiB, 6), kLadderCalls);
+  EXPECT_EQ(ladder_calls(8 * MiB, 6), 5);    // 48 MiB a call
+  EXPECT_EQ(ladder_calls(16 * MiB, 6), 3);   // 96 MiB: 2.7, raised to the fewest
+  EXPECT_EQ(ladder_calls(16 * MiB, 30), 3);  // N = 16
+  EXPECT_EQ(ladder_calls(16 << 10, 2), kLadderCalls);
+  EXPECT_EQ(ladder_calls(0, 2), kLadderCalls);
 }
 
 TEST(ReductionLadder, RunsFromTheSmallestSizesChunkToTheLargestSizeInStepsOfFour) {
@@ -88,7 +98,7 @@ TEST(ReductionLadder, EveryRankTimesEachChunkPlainThenReducing) {
       EXPECT_EQ(points[rank][i].chunk_bytes, chunks[i / 2]);
       EXPECT_EQ(points[rank][i].reduces, i % 2 == 1);
       EXPECT_GT(points[rank][i].chunk_us, 0);
-      EXPECT_EQ(points[rank][i].calls, kLadderCalls);
+      EXPECT_EQ(points[rank][i].calls, ladder_calls(chunks[i / 2], 4));
     }
   }
 }
