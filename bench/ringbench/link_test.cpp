@@ -9,8 +9,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <string>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -28,7 +28,7 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 // Makes each receive land in a staging ring and be summed into its slot as it arrives, exactly as
-// ring all-reduce's reduce-scatter does (transport/collectives/ring_allreduce.cpp).
+// the ring plans' reduce-scatter steps do (transport/collectives/streamed_ring.cpp).
 void stage_and_reduce(Communicator& comm, std::span<RecvSpec> receives) {
   constexpr size_t kFloat = sizeof(float);
   const std::span<std::byte> staging = comm.scratch(kRingStagingPieces * comm.pipeline_piece(kFloat));
