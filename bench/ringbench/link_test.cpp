@@ -16,6 +16,7 @@
 
 #include "statistics/order_statistics.h"
 #include "transport/collectives/ring_allreduce.h"
+#include "transport/collectives/streamed_ring.h"
 #include "transport/communicator.h"
 #include "transport/data_type.h"
 #include "transport/fd.h"
@@ -36,12 +37,7 @@ void stage_and_reduce(Communicator& comm, std::span<RecvSpec> receives) {
     if (in.payload.size() % kFloat != 0)
       throw std::invalid_argument("reducing link test: " + std::to_string(in.payload.size()) +
                                   " bytes is not a whole number of float32s");
-    in.on_arrival = [target = in.payload, staging](size_t begin, size_t end) {
-      reduce_into(DataType::Float32, ReduceOp::Sum, target.data() + begin, staging.data() + begin % staging.size(),
-                  (end - begin) / kFloat);
-    };
-    in.granule = kFloat;
-    in.staging = staging;
+    reduce_through_staging(in, DataType::Float32, ReduceOp::Sum, staging);
   }
 }
 

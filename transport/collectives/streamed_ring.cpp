@@ -23,6 +23,15 @@ bool is_a_streamable_ring(const Schedule& schedule) {
   return !schedule.steps.empty();
 }
 
+void reduce_through_staging(RecvSpec& in, DataType type, ReduceOp op, std::span<std::byte> staging) {
+  const size_t esize = element_size(type);
+  in.on_arrival = [target = in.payload, staging, esize, type, op](size_t begin, size_t end) {
+    reduce_into(type, op, target.data() + begin, staging.data() + begin % staging.size(), (end - begin) / esize);
+  };
+  in.granule = esize;
+  in.staging = staging;
+}
+
 void StreamedRing::run(Communicator& comm, const CollectiveCall& call) const {
   check_call(comm, call, name());
   if (comm.size() == 1) return;
@@ -44,16 +53,8 @@ void StreamedRing::run(Communicator& comm, const CollectiveCall& call) const {
     sends.push_back({step.sends[0].peer, tag, bytes_of(step.sends[0].range)});
     const RecvOp& in = step.recvs[0];
     const std::span<std::byte> target = bytes_of(in.range);
-    if (!spec::reduces(in.arrival)) {
-      receives.push_back({in.peer, tag, target});
-      continue;
-    }
-    receives.push_back({in.peer, tag, target,
-                        [target, staging, esize, &call](size_t begin, size_t end) {
-                          reduce_into(call.dtype, call.op, target.data() + begin,
-                                      staging.data() + begin % staging.size(), (end - begin) / esize);
-                        },
-                        esize, staging});
+    receives.push_back({in.peer, tag, target});
+    if (spec::reduces(in.arrival)) reduce_through_staging(receives.back(), call.dtype, call.op, staging);
   }
   comm.ring_stream(sends, receives, {to_string(collective()), name(), 0, static_cast<uint32_t>(schedule.steps.size())});
 }

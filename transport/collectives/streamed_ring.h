@@ -15,6 +15,10 @@
 // All-gather receives land in place. A plan that is not such a ring (one rank, or a layout where a
 // step is empty) runs on the generic runner.
 
+#include <span>
+
+#include "../communicator.h"
+#include "../data_type.h"
 #include "schedule.h"
 
 namespace ringbench {
@@ -24,6 +28,11 @@ class StreamedRing final : public ScheduledAlgorithm {
   explicit StreamedRing(const spec::AlgorithmSpec& spec) : ScheduledAlgorithm(spec) {}
   void run(Communicator& comm, const CollectiveCall& call) const override;
 };
+
+// Makes `in` land in `staging` (a ring of whole pipeline pieces of `type`) and be reduced into its
+// payload piece by piece as it arrives (payload = payload op incoming): the ring plans'
+// reduce-scatter receives, and the reducing link test's (bench/ringbench/link_test.h).
+void reduce_through_staging(RecvSpec& in, DataType type, ReduceOp op, std::span<std::byte> staging);
 
 // Every step one send to the same peer and one receive from the same peer (copied, or reduced as
 // dst = dst op src), and each step after the first sends what the step before received.
