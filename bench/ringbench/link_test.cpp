@@ -43,39 +43,51 @@ void stage_and_reduce(Communicator& comm, std::span<RecvSpec> receives) {
 
 }  // namespace
 
-double ring_exchange_seconds(Communicator& comm, uint64_t bytes, int iterations, int back_to_back,
-                             std::span<std::byte> workspace, ExchangeWork work) {
+RingExchange::RingExchange(Communicator& comm, uint64_t bytes, int back_to_back, std::span<std::byte> workspace,
+                           ExchangeWork work)
+    : comm_(comm), back_to_back_(back_to_back) {
   const int n = comm.size(), r = comm.rank();
-  if (n == 1 || iterations < 1 || back_to_back < 1) return 0.0;
+  if (n == 1 || back_to_back < 1) return;
   // Chunk slots, used like a ring all-reduce's buffer: frame k sends slot r-k and receives into
   // slot r-k-1, which frame k+1 then forwards. Up to N slots, carved from the caller's workspace
   // when it holds at least two (the contents are never checked, so fewer slots than N move the
   // same bytes); otherwise allocated here.
-  std::vector<std::byte> own;
   size_t count = bytes > 0 ? std::min<size_t>(static_cast<size_t>(n), workspace.size() / bytes) : 0;
   if (count < 2) {
-    own.resize(bytes * static_cast<size_t>(n));
-    workspace = own;
+    own_.resize(bytes * static_cast<size_t>(n));
+    workspace = own_;
     count = static_cast<size_t>(n);
   }
   const int m = static_cast<int>(count);
   auto slot = [&](int k) { return workspace.subspan(static_cast<size_t>(((k % m) + m) % m) * bytes, bytes); };
-  std::vector<SendSpec> sends;
-  std::vector<RecvSpec> receives;
   for (int k = 0; k < back_to_back; ++k) {
-    sends.push_back({(r + 1) % n, static_cast<uint32_t>(k), slot(r - k)});
-    receives.push_back({(r - 1 + n) % n, static_cast<uint32_t>(k), slot(r - k - 1)});
+    sends_.push_back({(r + 1) % n, static_cast<uint32_t>(k), slot(r - k)});
+    receives_.push_back({(r - 1 + n) % n, static_cast<uint32_t>(k), slot(r - k - 1)});
   }
-  if (work == ExchangeWork::reduce) stage_and_reduce(comm, receives);
-  std::vector<double> seconds;
+  if (work == ExchangeWork::reduce) stage_and_reduce(comm, receives_);
+}
+
+void RingExchange::time(int iterations) {
+  if (sends_.empty()) return;
   for (int i = 0; i < iterations; ++i) {
-    comm.barrier();
-    comm.begin_collective();
+    comm_.barrier();
+    comm_.begin_collective();
     auto start = Clock::now();
-    comm.ring_stream(sends, receives, {"send/receive", "link test", 0, static_cast<uint32_t>(back_to_back)});
-    seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+    comm_.ring_stream(sends_, receives_, {"send/receive", "link test", 0, static_cast<uint32_t>(back_to_back_)});
+    seconds_.push_back(std::chrono::duration<double>(Clock::now() - start).count());
   }
-  return stats::median(seconds) / back_to_back;
+}
+
+double RingExchange::median_chunk_seconds() const {
+  return seconds_.empty() ? 0.0 : stats::median(seconds_) / back_to_back_;
+}
+
+double ring_exchange_seconds(Communicator& comm, uint64_t bytes, int iterations, int back_to_back,
+                             std::span<std::byte> workspace, ExchangeWork work) {
+  if (comm.size() == 1 || iterations < 1 || back_to_back < 1) return 0.0;
+  RingExchange exchange(comm, bytes, back_to_back, workspace, work);
+  exchange.time(iterations);
+  return exchange.median_chunk_seconds();
 }
 
 namespace {

@@ -14,10 +14,11 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
+
+#include "transport/communicator.h"
 
 namespace ringbench {
-
-class Communicator;
 
 // Seconds of one ring send/receive of `bytes` (one chunk): this rank's median timed call over
 // `back_to_back`. Each of `iterations` timed calls is a barrier (outside the timed region, like
@@ -40,6 +41,32 @@ class Communicator;
 enum class ExchangeWork { copy, reduce };
 double ring_exchange_seconds(Communicator& comm, uint64_t bytes, int iterations, int back_to_back,
                              std::span<std::byte> workspace = {}, ExchangeWork work = ExchangeWork::copy);
+
+// The same ring send/receive, set up once and timed in instalments: a row times a few exchanges
+// before each of its blocks of calls (Measurement), so that its link bound is measured in the same
+// moments as the calls it bounds. On the 2-core VM one size's calls moved from 7.2 to 4.5 ms
+// within a row (4 MiB, N = 4, 2026-12-06: the scheduler's placement of 4 ranks on 2 cores
+// changing), so a link test timed once after the row could land in another state than the row.
+// Collective: every rank makes the same calls. `workspace` must outlive it and may be
+// overwritten between instalments (its contents are never read).
+class RingExchange {
+ public:
+  RingExchange(Communicator& comm, uint64_t bytes, int back_to_back, std::span<std::byte> workspace = {},
+               ExchangeWork work = ExchangeWork::copy);
+  // `iterations` more timed exchanges, each a barrier (untimed) then the back-to-back chunks.
+  void time(int iterations);
+  int timed() const { return static_cast<int>(seconds_.size()); }
+  // This rank's median timed exchange per chunk, over every instalment; 0 before any.
+  double median_chunk_seconds() const;
+
+ private:
+  Communicator& comm_;
+  int back_to_back_ = 0;
+  std::vector<std::byte> own_;  // the slots, where the workspace holds fewer than two chunks
+  std::vector<SendSpec> sends_;
+  std::vector<RecvSpec> receives_;
+  std::vector<double> seconds_;  // per timed exchange, all chunks
+};
 
 // One plain blocking TCP connection with 1 MiB writes (at most 256 MiB or 1 s), timed until the
 // reader has drained the last byte. Between rank 0 and the first rank on another host when there

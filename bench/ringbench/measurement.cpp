@@ -80,6 +80,7 @@ struct Measurement::Contender {
   uint64_t formula = 0;           // the algorithm's payload formula for this rank, worked out once
   double seconds_in_calls = 0;    // inside the timed calls: this rank's mean
   double seconds_spent = 0;       // its blocks, decisions included: what --max-time limits
+  std::optional<RingExchange> link;  // its link test, timed a share before each block
   bool done = false;
 };
 
@@ -165,8 +166,9 @@ void Measurement::warm_up(Contender& contender, std::span<const std::byte> input
 }
 
 stats::StopReason Measurement::run_block(Contender& contender, std::span<const std::byte> inputs) {
-  const auto started = std::chrono::steady_clock::now();
   const size_t calls = calls_in_next_block(contender.result);
+  time_link_share(contender, calls);
+  const auto started = std::chrono::steady_clock::now();
   std::vector<stats::CallStamp> block;
   if (back_to_back()) prepare(contender, inputs);
   for (size_t i = 0; i < calls; ++i) {
@@ -202,7 +204,7 @@ void Measurement::finish(Contender& contender, std::span<const std::byte> inputs
     account_bytes(counted_call(contender, inputs), sample);
   }
   if (options_.verify) record_verification(result, contender.call, &sample);
-  if (options_.link_test && comm_.size() > 1) sample.link_us = link_us(result);
+  if (contender.link) sample.link_us = contender.link->median_chunk_seconds() * 1e6;
   sample.cpu = cpu_meter_.read();
   result.ranks = gather_samples(sample);
   if (comm_.rank() == 0) withhold_interval_if_contended(result);
@@ -233,17 +235,22 @@ void Measurement::record_verification(const SizeResult& result, const Collective
   sample->hash = outcome.hash;
 }
 
-double Measurement::link_us(const SizeResult& result) {
-  const auto n = static_cast<size_t>(comm_.size());
-  const uint64_t chunk = (result.count + n - 1) / n * element_size(options_.dtype);
-  // As many back-to-back exchanges as a ring all-reduce makes: 2(N-1).
-  // Its chunk slots reuse the collective's buffer, already verified: no extra 1x message of memory.
-  // A bandwidth figure settles within tens of repetitions; the thousands of calls a noisy small
-  // size can take would only lengthen the run.
-  constexpr int kMaxLinkRepetitions = 100;
-  return ring_exchange_seconds(comm_, chunk, std::min(result.iterations, kMaxLinkRepetitions), 2 * (comm_.size() - 1),
-                               buffer_) *
-         1e6;
+void Measurement::time_link_share(Contender& contender, size_t calls) {
+  if (!options_.link_test || comm_.size() == 1) return;
+  if (!contender.link) {
+    const auto n = static_cast<size_t>(comm_.size());
+    const uint64_t chunk = (contender.result.count + n - 1) / n * element_size(options_.dtype);
+    // As many back-to-back exchanges as a ring all-reduce makes: 2(N-1). Its chunk slots reuse
+    // the collective's buffer, which every call restores or overwrites: no extra 1x message of
+    // memory, and the block that follows leaves the result verification reads.
+    contender.link.emplace(comm_, chunk, 2 * (comm_.size() - 1), std::span<std::byte>(buffer_));
+  }
+  contender.link->time(link_repetitions_before_block(contender.link->timed(), calls));
+}
+
+int link_repetitions_before_block(int done, size_t calls) {
+  const int block = static_cast<int>(std::min<size_t>(calls, kMaxLinkRepetitions));
+  return std::max(1, std::min(block, kMaxLinkRepetitions - done));
 }
 
 void Measurement::withhold_interval_if_contended(SizeResult& result) {

@@ -5,8 +5,9 @@
 // Per size: fill the inputs; warm each algorithm up; then time blocks of calls (for each call:
 // restore the inputs and barrier over our TCP outside the timed region, time the call, count its
 // bytes) until rank 0's stopping rule says enough (statistics/stopping_rule.h), its decision sent
-// to every rank. Several algorithms take turns block by block. When an algorithm stops, its last
-// call's result is verified, then the ring send/receive link test runs at its chunk size.
+// to every rank. Several algorithms take turns block by block. Before each block, a share of the
+// ring send/receive link test at the row's chunk size runs, so the row's link bound is measured in
+// the same moments as its calls. When an algorithm stops, its last call's result is verified.
 
 #include <cmath>
 #include <cstdint>
@@ -32,6 +33,13 @@ double from_rank0(Communicator& comm, double value);
 
 // Every rank on one host: their CLOCK_MONOTONIC stamps are comparable (collective_call_time.h).
 bool on_one_host(const Communicator& comm);
+
+// A row's link test runs in shares, one before each block of its calls (RingExchange). A bandwidth
+// figure settles within tens of repetitions, while a noisy small size can take thousands of calls:
+// one exchange per call up to kMaxLinkRepetitions in all, then one per block, which keeps the link
+// test beside the calls to the row's end. How many run before a block of `calls` calls, `done` so far.
+inline constexpr int kMaxLinkRepetitions = 100;
+int link_repetitions_before_block(int done, size_t calls);
 
 // One rank's figures for one size; trivially copyable so it crosses the wire as bytes.
 struct RankSample {
@@ -153,7 +161,9 @@ class Measurement {
   stats::StopReason close_block(std::span<const stats::CallStamp> block, size_t calls_per_stamp,
                                 double elapsed_seconds, SizeResult& result);
   void record_verification(const SizeResult& result, const CollectiveCall& call, RankSample* sample) const;
-  double link_us(const SizeResult& result);  // the ring link test at this size's chunk size
+  // The row's ring link test at its chunk size, in shares: before each block of calls, as many
+  // exchanges as the block has calls (link_test.h, RingExchange).
+  void time_link_share(Contender& contender, size_t calls);
   std::vector<RankSample> gather_samples(const RankSample& sample);  // every rank's, on rank 0
   void withhold_interval_if_contended(SizeResult& result);           // rank 0
 

@@ -124,5 +124,34 @@ TEST(ReductionLadder, TheReducingExchangeSumsEachReceivedChunkIntoItsSlot) {
   EXPECT_GE(largest[1], 3.0f) << "the reducing exchange did not sum what it received";
 }
 
+// A row times its link test in instalments (RingExchange): the median is over every instalment's
+// exchanges, and the data still only moves (the slots keep their values).
+TEST(RingExchange, InstalmentsAddUpToOneMedianOverAllOfThem) {
+  constexpr int kRanks = 3;
+  constexpr size_t kFloats = 4096;
+  std::mutex mutex;
+  std::vector<int> timed(kRanks, 0);
+  std::vector<double> median_us(kRanks, 0);
+  float largest = 0;
+  testing::run_ranks(kRanks, testing::quiet_options(), [&](Communicator& comm) {
+    std::vector<float> slots(kRanks * kFloats, 1.0f);
+    RingExchange exchange(comm, kFloats * sizeof(float), 2 * (kRanks - 1), std::as_writable_bytes(std::span(slots)));
+    const double before = exchange.median_chunk_seconds();
+    exchange.time(3);
+    exchange.time(1);
+    exchange.time(2);
+    std::lock_guard lock(mutex);
+    EXPECT_EQ(before, 0.0) << "a median before any exchange";
+    timed[static_cast<size_t>(comm.rank())] = exchange.timed();
+    median_us[static_cast<size_t>(comm.rank())] = exchange.median_chunk_seconds() * 1e6;
+    largest = std::max(largest, *std::max_element(slots.begin(), slots.end()));
+  });
+  for (int rank = 0; rank < kRanks; ++rank) {
+    EXPECT_EQ(timed[static_cast<size_t>(rank)], 6) << "rank " << rank;
+    EXPECT_GT(median_us[static_cast<size_t>(rank)], 0) << "rank " << rank;
+  }
+  EXPECT_EQ(largest, 1.0f) << "the plain exchange changed its data";
+}
+
 }  // namespace
 }  // namespace ringbench

@@ -44,6 +44,7 @@ struct RankView {
   std::vector<std::string> stop_reasons;
   std::vector<size_t> call_counts;  // rank 0 only: samples kept
   std::vector<uint64_t> wrong;      // rank 0 only
+  std::vector<double> link_us;      // rank 0 only: rank 0's own link test, per chunk
 };
 
 // Runs measure_together on `n` thread ranks; returns each rank's view of each result.
@@ -65,6 +66,7 @@ std::vector<RankView> measure_on_threads(int n, const BenchOptions& options, con
       view.stop_reasons.push_back(r.stop_reason);
       view.call_counts.push_back(r.call_us.size());
       view.wrong.push_back(r.wrong());
+      view.link_us.push_back(r.ranks.empty() ? 0.0 : r.ranks.front().link_us);
     }
     std::lock_guard lock(mutex);
     views[static_cast<size_t>(comm.rank())] = std::move(view);
@@ -129,8 +131,24 @@ TEST(TakingTurns, EachAlgorithmKeepsItsOwnVerifiedResult) {
     for (size_t i = 0; i < names.size(); ++i) {
       EXPECT_EQ(views[0].wrong[i], 0u) << names[i] << " #" << i;
       EXPECT_GT(views[0].iterations[i], 0) << names[i];
+      EXPECT_GT(views[0].link_us[i], 0) << names[i] << ": no link test timed between its blocks";
     }
   }
+}
+
+// The link test's shares: one exchange per call while the row's total is under the cap, then one
+// per block, never none (a row of one short block still gets its bound).
+TEST(LinkTestShares, OnePerCallUpToTheCapThenOnePerBlock) {
+  int done = 0;
+  for (int block = 0; block < 6; ++block) done += link_repetitions_before_block(done, 10);
+  EXPECT_EQ(done, 60) << "a 60-call row times 60 exchanges, as many as its calls";
+  for (int block = 6; block < 10; ++block) done += link_repetitions_before_block(done, 10);
+  EXPECT_EQ(done, kMaxLinkRepetitions);
+  EXPECT_EQ(link_repetitions_before_block(done, 10), 1) << "past the cap, one per block";
+  EXPECT_EQ(link_repetitions_before_block(95, 10), 5) << "the block that reaches the cap";
+  EXPECT_EQ(link_repetitions_before_block(0, 5), 5) << "-i 25's short last block";
+  EXPECT_EQ(link_repetitions_before_block(0, 0), 1);
+  EXPECT_EQ(link_repetitions_before_block(0, 1000), kMaxLinkRepetitions);
 }
 
 }  // namespace
