@@ -3,7 +3,8 @@
 Per (collective, algorithm, N, bytes): the median over runs of the measured and of the predicted
 times, error = predicted / measured - 1. Per algorithm: rows, median and 90th percentile of
 |error| at 64 KiB and up (issue 15's targets), and the same below 64 KiB, reported without a
-target. Reads h5py directly: the table is topomodel's (docs/model.md#calibrate-and-predict).
+target. With --row-link, a second file's predictions of the same runs (topomodel predict
+--row-link) get the first table too. Reads h5py directly: the table is topomodel's (docs/model.md#calibrate-and-predict).
 """
 import sys
 from collections import defaultdict
@@ -154,13 +155,22 @@ def report_hierarchical_against_ring(points):
         print(f"  {n:>3} {size:>9} {measured:>9.2f} {predicted:>9.2f}  {'yes' if same else 'NO'}")
 
 
-def main(path):
+def read_predictions(path):
     with h5py.File(path, "r") as f:
-        table = f["model/predictions"][:]
+        return f["model/predictions"][:]
+
+
+def main(path, row_link_path=None):
+    table = read_predictions(path)
     points = medians_over_runs(table)
     runs = max((count for _, _, count in points.values()), default=0)
     print(f"# {len(points)} (collective, algorithm, N, size) points, medians over up to {runs} run(s)")
     report(points, "64 KiB and up (targets: median <= 10%, p90 <= 25%)", lambda size: size >= TARGET_BYTES)
+    if row_link_path:
+        report(medians_over_runs(read_predictions(row_link_path)),
+               "64 KiB and up, each row priced at its own link test's speed (topomodel predict --row-link: the "
+               "host's drift between rows taken out; a ring row is then nearly its own link test)",
+               lambda size: size >= TARGET_BYTES)
     report_by_ranks(points)
     report_run_by_run(table)
     report_half_against_half(table)
@@ -174,6 +184,6 @@ def main(path):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: predict_report.py PREDICTIONS.h5")
-    main(sys.argv[1])
+    if len(sys.argv) not in (2, 4) or (len(sys.argv) == 4 and sys.argv[2] != "--row-link"):
+        sys.exit("usage: predict_report.py PREDICTIONS.h5 [--row-link ROW_LINK_PREDICTIONS.h5]")
+    main(sys.argv[1], sys.argv[3] if len(sys.argv) == 4 else None)

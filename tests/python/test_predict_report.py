@@ -92,3 +92,15 @@ def test_half_against_half_is_the_floor_under_a_median_over_runs(tmp_path, capsy
 def test_half_against_half_says_how_to_get_it_with_too_few_runs(tmp_path, capsys):
     pr.main(write(tmp_path / "p.h5", [("allreduce", "ring", 4, 1 << 20, m, m) for m in (1, 2, 3)]))
     assert "fewer than 6 runs of every point: --runs 6" in capsys.readouterr().out
+
+
+def test_row_link_predictions_get_their_own_table_beside_the_plain_ones(tmp_path, capsys):
+    # The same point priced twice: 30% slow from the curve, 5% slow at the row's own link speed.
+    plain = write(tmp_path / "p.h5", [("allreduce", "tree", 4, 1 << 20, 100, 130)])
+    row_link = write(tmp_path / "r.h5", [("allreduce", "tree", 4, 1 << 20, 100, 105)])
+    pr.main(plain, row_link)
+    out = capsys.readouterr().out
+    first = out[out.index("targets"):out.index("own link test's speed")]
+    second = out[out.index("own link test's speed"):out.index("by world size")]
+    assert "30.0%" in first and "5.0%" not in first
+    assert "allreduce tree" in second and "5.0%" in second and "30.0%" not in second
