@@ -8,6 +8,7 @@
 
 #include "transport/collectives/chunk_layout.h"
 #include "transport/communicator.h"
+#include "transport/copy_distance.h"
 
 namespace ringbench {
 namespace {
@@ -128,11 +129,14 @@ class MpiCollective final : public Algorithm {
         // MPI_Reduce_scatter (the uneven-chunk form of MPI_Reduce_scatter_block) puts this rank's
         // result at the start of the receive buffer; ours lives at chunk r, so receive into
         // scratch and copy it there.
+        // The scratch lies half a page from its target, as ours do (transport/copy_distance.h).
         Layout layout(call.count, n);
-        auto scratch = comm.scratch(static_cast<size_t>(layout.counts[r]) * esize);
-        check(MPI_Reduce_scatter(buffer, scratch.data(), layout.counts.data(), type, mpi_op(call.op, call.dtype), MPI_COMM_WORLD),
+        const size_t bytes = static_cast<size_t>(layout.counts[r]) * esize;
+        std::byte* const target = call.buffer.data() + static_cast<size_t>(layout.displs[r]) * esize;
+        std::byte* const scratch = half_page_from(comm.scratch(with_copy_slack(bytes)).data(), target);
+        check(MPI_Reduce_scatter(buffer, scratch, layout.counts.data(), type, mpi_op(call.op, call.dtype), MPI_COMM_WORLD),
               "MPI_Reduce_scatter");
-        std::memcpy(call.buffer.data() + static_cast<size_t>(layout.displs[r]) * esize, scratch.data(), scratch.size());
+        std::memcpy(target, scratch, bytes);
         break;
       }
       case Collective::Broadcast:

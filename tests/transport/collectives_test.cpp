@@ -19,6 +19,7 @@
 #include "transport/collectives/chain_broadcast.h"
 #include "transport/collectives/schedule.h"
 #include "transport/collectives/tree_allreduce.h"
+#include "transport/copy_distance.h"
 #include "transport/counted_run.h"
 
 namespace ringbench {
@@ -196,6 +197,36 @@ std::vector<Case> lagging_send_cases() {
   return cases;
 }
 INSTANTIATE_TEST_SUITE_P(LaggingSends, CollectivesTest, ::testing::ValuesIn(lagging_send_cases()), case_name);
+
+// Every algorithm with its buffer at page offsets that put a landing area in scratch at each
+// distance from it that malloc could have drawn (transport/copy_distance.h places them): each
+// landing area must still fit the scratch its run set aside (a page of slack each; an overrun
+// throws) and every result stay exact. Large enough for several pages and several pieces.
+TEST(CopyDistance, EveryAlgorithmExactWithItsBufferAtAnyPageOffset) {
+  const size_t count = 40001, bytes = count * 4;
+  for (const Algorithm* algorithm : all_algorithms())
+    for (int n : {2, 3}) {
+      testing::run_ranks(n, testing::on_hosts(std::vector<int>(static_cast<size_t>(n), 0)), [&](Communicator& comm) {
+        std::vector<std::byte> storage(bytes + 2 * kCopyPageBytes), values(bytes);
+        std::byte* const page = half_page_from(storage.data(), storage.data() + kCopyPageBytes / 2);  // page-aligned
+        const int root = testing::rooted(algorithm->collective()) ? n - 1 : 0;
+        for (size_t offset : {size_t{0}, size_t{8}, size_t{16}, size_t{24}, size_t{2048}, size_t{4088}}) {
+          const std::string where = std::string(to_string(algorithm->collective())) + "/" +
+                                    std::string(algorithm->name()) + " N=" + std::to_string(n) + " rank " +
+                                    std::to_string(comm.rank()) + " buffer at page offset " + std::to_string(offset);
+          auto e = testing::expectation(algorithm->collective(), ReduceOp::Sum, n, comm.rank(), count, root);
+          fill(DataType::Float32, e.input, values);
+          const std::span<std::byte> buffer(page + offset, bytes);
+          std::memcpy(buffer.data(), values.data(), bytes);
+          const CountedRun run = run_counted(comm, *algorithm, {DataType::Float32, ReduceOp::Sum, buffer, count, root});
+          EXPECT_EQ(run.moved.payload_sent, run.expected_payload) << where;
+          std::memcpy(values.data(), buffer.data(), bytes);
+          expect(DataType::Float32, e.result, values, where);
+        }
+        comm.barrier();
+      });
+    }
+}
 
 // The pipelined algorithms cut in any segment the caller names (CollectiveCall::segment_bytes,
 // which ringbench chooses per size): exact results, the same bytes as the default cut, and the

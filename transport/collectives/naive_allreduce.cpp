@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "../communicator.h"
+#include "../copy_distance.h"
 #include "schedule.h"
 
 namespace ringbench {
@@ -25,8 +26,11 @@ class NaiveAllReduce final : public ScheduledAlgorithm {
     if (n == 1) return;
     const size_t esize = element_size(call.dtype), bytes = call.count * esize;
     std::byte* const data = call.buffer.data();
-    std::span<std::byte> scratch = comm.scratch(static_cast<size_t>(n - 1) * bytes);
-    auto slot = [&](int peer) { return scratch.data() + static_cast<size_t>(peer < r ? peer : peer - 1) * bytes; };
+    std::span<std::byte> scratch = comm.scratch(static_cast<size_t>(n - 1) * with_copy_slack(bytes));
+    auto slot = [&](int peer) {
+      const auto index = static_cast<size_t>(peer < r ? peer : peer - 1);
+      return half_page_from(scratch.data() + index * with_copy_slack(bytes), data);  // copied to data if peer 0's
+    };
 
     // The plan's one step, with each receive redirected to its peer's scratch slot.
     const Step step = plan({r, n, call.count, esize, call.root, {}}).steps.at(0);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "../communicator.h"
+#include "../copy_distance.h"
 
 namespace ringbench {
 
@@ -92,7 +93,7 @@ class ScheduleRun {
   // the buffer, where a snapshot of the whole buffer before the first step copied all of it and
   // cost 1.6-2.1x the exchange alone at 1 MiB, N = 4, on the 2-core AMD EPYC VM. After the held
   // receives comes room for the largest step's staged receives, each of which needs its own
-  // landing area.
+  // landing area. Every landing area lies half a page from its target (copy_distance.h).
   void prepare(const Schedule& schedule) {
     size_t held_bytes = 0, staging_bytes = 0;
     held_until_.assign(schedule.steps.size(), {});
@@ -104,8 +105,8 @@ class ScheduleRun {
         std::optional<size_t> until;
         if (sends_original_data_ && r.arrival == Arrival::Copy) until = last_send_of(schedule, t, r.range);
         held_until_[t].push_back(until);
-        if (until) held_bytes += r.range.count * esize_;
-        else if (defer || r.arrival != Arrival::Copy) bytes += r.range.count * esize_;
+        if (until) held_bytes += with_copy_slack(r.range.count * esize_);
+        else if (defer || r.arrival != Arrival::Copy) bytes += with_copy_slack(r.range.count * esize_);
       }
       staging_bytes = std::max(staging_bytes, bytes);
     }
@@ -136,12 +137,23 @@ class ScheduleRun {
   // Sends of the original data need no step-wide deferral: their overlapping receives are held.
   bool deferred(const Step& step) const { return !sends_original_data_ && receives_into_its_sends(step); }
 
+  // A landing area of `bytes` for `target`, at or after `free` (advanced past it) and before `end`,
+  // half a page from its target (copy_distance.h); prepare() counted a page of slack for each.
+  static std::byte* land(std::byte*& free, const std::byte* end, const std::byte* target, size_t bytes) {
+    std::byte* area = half_page_from(free, target);
+    const size_t room = end > area ? static_cast<size_t>(end - area) : 0;
+    if (room < bytes)  // a programming error: prepare() and the steps disagree
+      throw std::logic_error(fmt::format("a landing area of {} bytes overruns the scratch by {} bytes", bytes,
+                                         bytes - room));
+    free = area + bytes;
+    return area;
+  }
+
   // Receives `r` into the next held region; it is copied to its place after step `until`.
   void hold(const RecvOp& r, uint32_t tag, size_t until) {
     std::byte* target = call_.buffer.data() + r.range.offset * esize_;
     const size_t bytes = r.range.count * esize_;
-    std::byte* incoming = held_next_;
-    held_next_ += bytes;
+    std::byte* incoming = land(held_next_, staging_base_, target, bytes);
     recvs_.push_back({r.peer, tag, {incoming, bytes}});
     copies_after_[until].push_back([=] { std::memcpy(target, incoming, bytes); });
   }
@@ -154,8 +166,7 @@ class ScheduleRun {
       recvs_.push_back({r.peer, tag, {target, bytes}});
       return;
     }
-    std::byte* incoming = staging;
-    staging += bytes;
+    std::byte* incoming = land(staging, scratch_.data() + scratch_.size(), target, bytes);
     if (r.arrival == Arrival::Copy) {
       recvs_.push_back({r.peer, tag, {incoming, bytes}});
       after_exchange_.push_back([=] { std::memcpy(target, incoming, bytes); });
