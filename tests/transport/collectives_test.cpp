@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <string>
@@ -208,7 +209,8 @@ TEST(CopyDistance, EveryAlgorithmExactWithItsBufferAtAnyPageOffset) {
     for (int n : {2, 3}) {
       testing::run_ranks(n, testing::on_hosts(std::vector<int>(static_cast<size_t>(n), 0)), [&](Communicator& comm) {
         std::vector<std::byte> storage(bytes + 2 * kCopyPageBytes), values(bytes);
-        std::byte* const page = half_page_from(storage.data(), storage.data() + kCopyPageBytes / 2);  // page-aligned
+        const auto misalignment = reinterpret_cast<uintptr_t>(storage.data()) % kCopyPageBytes;
+        std::byte* const page = storage.data() + (kCopyPageBytes - misalignment) % kCopyPageBytes;
         const int root = testing::rooted(algorithm->collective()) ? n - 1 : 0;
         for (size_t offset : {size_t{0}, size_t{8}, size_t{16}, size_t{24}, size_t{2048}, size_t{4088}}) {
           const std::string where = std::string(to_string(algorithm->collective())) + "/" +
