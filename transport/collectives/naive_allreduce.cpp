@@ -44,7 +44,7 @@ class NaiveAllReduce final : public ScheduledAlgorithm {
     // Fixed order x0 op x1 op ... : the accumulator starts as rank 0's vector.
     std::byte* acc = r == 0 ? data : slot(0);
     for (int j = 1; j < n; ++j) reduce_into(call.dtype, call.op, acc, j == r ? data : slot(j), call.count);
-    if (acc != data) std::memcpy(data, acc, bytes);
+    if (acc != data && bytes > 0) std::memcpy(data, acc, bytes);  // an empty buffer's data may be null
   }
 };
 
