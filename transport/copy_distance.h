@@ -5,8 +5,8 @@
 //
 // That distance decides how fast the copy runs. On AMD Zen 3 (CPU family 25, the "AMD EPYC" VMs)
 // glibc's memcpy of 16 KiB to 512 KiB runs on `rep movsb`, which is 10-25x slower when the
-// destination lies 1 to 31 bytes past the source modulo a 4 KiB page: a 128 KiB copy took 47-86
-// us there against 3-9 us at every other distance (measured 2026-12-07; glibc bug 30994,
+// destination lies 1 to 31 bytes past the source modulo a 4 KiB page: a 128 KiB copy took 47-91
+// us there against 3-10 us at every other distance (measured 2026-12-07; glibc bug 30994,
 // microsoft/STL#5658). Two allocations lie at whatever distance malloc gave them, so a row could
 // run 1.5-2.4x slow for its whole length and not in the next run (docs/performance.md). Half a
 // page apart, copies in either direction stay out of that window and the two stay mutually
