@@ -162,6 +162,8 @@ void check_call(const Cluster& machine, const PlanCall& call) {
     if (h < 0) throw InputError(fmt::format("plan cost: host index {} is negative", h));
   if (machine.host_cpu.cores < 0)
     throw InputError(fmt::format("host_cpu.cores must be >= 0, got {}", machine.host_cpu.cores));
+  if (!(call.entry_skew_us >= 0))
+    throw InputError(fmt::format("plan cost: entry skew must be >= 0 us, got {}", call.entry_skew_us));
   if (!(call.foreign_cpu_share >= 0 && call.foreign_cpu_share < 1))
     throw InputError(fmt::format("plan cost: foreign CPU share must be in [0, 1), got {}", call.foreign_cpu_share));
 }
@@ -223,39 +225,84 @@ void advance_step(const std::vector<RankStep>& ranks, const std::vector<int>& ho
 
 }  // namespace
 
-PlanCost plan_cost(const Cluster& machine, const PlanCall& call) {
-  check_call(machine, call);
+namespace {
+
+// Every step's traffic and durations, which do not depend on when each rank starts.
+struct PricedStep {
+  std::vector<RankStep> ranks;
+  std::vector<double> wire, work, piece_work;
+};
+
+std::vector<PricedStep> priced_steps(const Cluster& machine, const PlanCall& call) {
   const std::array<LinkParameters, kClasses> links = {link_class(machine, true), link_class(machine, false)};
   const std::vector<spec::Schedule> plans = all_plans(call);
   size_t steps = 0;
   for (const auto& p : plans) steps = std::max(steps, p.steps.size());
   const double kernel_GBps = kernel_copy_GBps(machine);
-  const double cores = machine.host_cpu.cores * (1 - call.foreign_cpu_share);
   const size_t n = plans.size();
   const uint64_t own_bytes = call.count * call.element_bytes;
   const ResidentBuffer resident{std::max(call.resident_bytes, own_bytes) / n, std::max<uint64_t>(1, call.element_bytes)};
-  std::vector<double> ready(n, 0.0), wire(n), work(n), piece_work(n);
-  std::vector<RankStep> ranks(n);
-  PlanCost cost;
+  std::vector<PricedStep> priced;
   for (size_t t = 0; t < steps; ++t) {
+    PricedStep step{std::vector<RankStep>(n), std::vector<double>(n), std::vector<double>(n), std::vector<double>(n)};
     bool busy = false;
-    for (size_t r = 0; r < n; ++r)
-      ranks[r] = t < plans[r].steps.size() ? rank_step(plans[r].steps[t], static_cast<int>(r), call, links) : RankStep{};
-    const std::vector<uint64_t> across = host_across_bytes(ranks, call.host_of_rank, machine.nics.per_node);
     for (size_t r = 0; r < n; ++r) {
-      const StepRates rates = step_rates(machine, links, kernel_GBps, ranks[r], resident);
-      wire[r] = wire_us(ranks[r], rates.links, across[static_cast<size_t>(call.host_of_rank[r])]);
-      work[r] = cpu_work_us(ranks[r], rates.kernel_GBps, rates.reduce_GBps);
-      piece_work[r] = piece_work_us(ranks[r], rates.links);
-      busy = busy || ranks[r].busy;
+      if (t < plans[r].steps.size()) step.ranks[r] = rank_step(plans[r].steps[t], static_cast<int>(r), call, links);
+      busy = busy || step.ranks[r].busy;
     }
     if (!busy) continue;
-    ++cost.steps;
-    advance_step(ranks, call.host_of_rank, cores, machine.host_cpu.cores, wire, work, piece_work, ready, cost);
+    const std::vector<uint64_t> across = host_across_bytes(step.ranks, call.host_of_rank, machine.nics.per_node);
+    for (size_t r = 0; r < n; ++r) {
+      const StepRates rates = step_rates(machine, links, kernel_GBps, step.ranks[r], resident);
+      step.wire[r] = wire_us(step.ranks[r], rates.links, across[static_cast<size_t>(call.host_of_rank[r])]);
+      step.work[r] = cpu_work_us(step.ranks[r], rates.kernel_GBps, rates.reduce_GBps);
+      step.piece_work[r] = piece_work_us(step.ranks[r], rates.links);
+    }
+    priced.push_back(std::move(step));
   }
-  cost.time_us = machine.launch_overhead_us + *std::max_element(ready.begin(), ready.end());
+  return priced;
+}
+
+// The dataflow from each rank's entry (`ready`, us) to the last rank's finish, counted from the
+// last entry.
+PlanCost run_dataflow(const Cluster& machine, const PlanCall& call, const std::vector<PricedStep>& steps,
+                      std::vector<double> ready) {
+  const double cores = machine.host_cpu.cores * (1 - call.foreign_cpu_share);
+  const double last_entry = *std::max_element(ready.begin(), ready.end());
+  PlanCost cost;
+  for (const auto& step : steps) {
+    ++cost.steps;
+    advance_step(step.ranks, call.host_of_rank, cores, machine.host_cpu.cores, step.wire, step.work, step.piece_work,
+                 ready, cost);
+  }
+  cost.time_us = machine.launch_overhead_us + *std::max_element(ready.begin(), ready.end()) - last_entry;
   cost.latency_us = cost.time_us - machine.launch_overhead_us - cost.wire_us - cost.cpu_us;
   return cost;
+}
+
+// The median over which rank enters last (plan_cost.h, "Entry skew"); of an even number, the mean
+// of the middle two.
+PlanCost median_over_last_rank(const Cluster& machine, const PlanCall& call, const std::vector<PricedStep>& steps) {
+  const size_t n = call.host_of_rank.size();
+  std::vector<PlanCost> costs;
+  for (size_t last = 0; last < n; ++last) {
+    std::vector<double> ready(n, 0.0);
+    ready[last] = call.entry_skew_us;
+    costs.push_back(run_dataflow(machine, call, steps, std::move(ready)));
+  }
+  std::sort(costs.begin(), costs.end(), [](const PlanCost& a, const PlanCost& b) { return a.time_us < b.time_us; });
+  const PlanCost &low = costs[(n - 1) / 2], &high = costs[n / 2];
+  return {(low.time_us + high.time_us) / 2, (low.wire_us + high.wire_us) / 2, (low.cpu_us + high.cpu_us) / 2,
+          (low.latency_us + high.latency_us) / 2, low.steps};
+}
+
+}  // namespace
+
+PlanCost plan_cost(const Cluster& machine, const PlanCall& call) {
+  check_call(machine, call);
+  const std::vector<PricedStep> steps = priced_steps(machine, call);
+  if (call.entry_skew_us > 0 && call.host_of_rank.size() > 1) return median_over_last_rank(machine, call, steps);
+  return run_dataflow(machine, call, steps, std::vector<double>(call.host_of_rank.size(), 0.0));
 }
 
 std::vector<int> block_placement(int world_size, int hosts) {

@@ -57,6 +57,16 @@
 // exchange_rate.h), a rank's reduced bytes are priced at that curve's rate at the same message,
 // with the same slice rule, instead of the one-core probe's reduce_GBps: the reduction's operands
 // then stream from memory, on cores the copies share.
+//
+// Entry skew. ringbench times a call from the last rank's entry (max over ranks of the start) to
+// the last rank's exit, and its ranks leave the barrier before each call entry_skew_us apart
+// (measured per run). The ranks that enter first start the dataflow early: a broadcast's root and
+// first links push segments into sockets before the last rank arrives, and at a chain's end the
+// last rank may find its data waiting. Which rank is last changes from call to call; a row's time
+// is the median over calls. So with a skew the call is priced once per rank entering last (that
+// rank ready at entry_skew_us, the others at 0, the time counted from its entry) and the price is
+// the median of those N prices: the median of a row whose last rank is drawn evenly. A symmetric
+// collective waits for its last rank at its first exchange, so the skew moves it little.
 
 #include <cstdint>
 #include <vector>
@@ -84,6 +94,9 @@ struct PlanCall {
   // Pipelined plans' segment, as the call ran with it (ringbench --segment; /results
   // segment_bytes); 0: the specification's default (spec/segments.h).
   uint64_t segment_bytes = 0;
+  // How far apart the ranks enter the call (a run's barrier skew, ringbench's /runs); 0: together.
+  // See "Entry skew" above.
+  double entry_skew_us = 0;
 };
 
 struct PlanCost {

@@ -59,6 +59,7 @@ void read_probes(const TableContents& runs, const results::Row& row, MeasuredRun
   run.cores_per_host = per_core > 0 ? std::max(1, static_cast<int>(std::lround(ranks_per_host / per_core))) : ranks_per_host;
   if (has_column(runs, "reduce_GBps")) run.reduce_GBps = number(runs, row, "reduce_GBps");
   if (has_column(runs, "copy_GBps")) run.copy_GBps = number(runs, row, "copy_GBps");
+  if (has_column(runs, "barrier_skew_us")) run.barrier_skew_us = std::max(0.0, number(runs, row, "barrier_skew_us"));
   if (has_column(runs, "opt_pipeline_bytes")) run.pipeline_bytes = static_cast<uint64_t>(number(runs, row, "opt_pipeline_bytes"));
   if (has_column(runs, "opt_root")) run.root = std::max(0, static_cast<int>(number(runs, row, "opt_root")));
   if (has_column(runs, "opt_dtype")) run.dtype = text(runs, row, "opt_dtype");

@@ -25,6 +25,7 @@ struct MeasuredRun {
   std::string dtype;
   uint64_t pipeline_bytes = 0;
   double reduce_GBps = 0, copy_GBps = 0;
+  double barrier_skew_us = 0;  // how far apart its ranks left a barrier (0 where not recorded)
   // Per link class ("same host", "across hosts"), the run's ping-pong figures.
   std::vector<std::pair<std::string, std::vector<model::LinkSample>>> links;
   // Per /results row with a link figure, its ring send/receive: the chunk and the per-chunk time

@@ -25,6 +25,7 @@ struct PredictOptions {
   std::string run;
   std::string machine;
   bool ignore_load = false;
+  bool ignore_skew = false;
   bool row_link = false;
   LinkFitKind link_fit = kDefaultLinkFit;
 };
@@ -68,6 +69,7 @@ Predicted predict(const model::Cluster& machine, const MeasuredRun& run, const s
     model::PlanCall call{algorithm, row.count, element_bytes, run.root,
                          model::block_placement(row.world_size, run.hosts), run.pipeline_bytes, share};
     call.segment_bytes = row.segment_bytes;
+    call.entry_skew_us = options.ignore_skew ? 0 : run.barrier_skew_us;
     out.rows.push_back({run.run_id, row.collective, row.algorithm, row.world_size, run.hosts, row.bytes, row.median_us,
                         model::plan_cost(options.row_link ? at_row_speed(machine, run, row) : machine, call).time_us,
                         share});
@@ -130,6 +132,9 @@ void add_predict_command(CLI::App& app, Context& context) {
   command->add_flag("--ignore-load", options->ignore_load,
                     "price every row on all of the host's cores (default: less the share other processes took during "
                     "the row, which ringbench records)");
+  command->add_flag("--ignore-skew", options->ignore_skew,
+                    "price every row with its ranks entering together (default: entering as far apart as the "
+                    "run's barrier skew, the call timed from the last rank's entry, as ringbench times it)");
   command->add_flag("--row-link", options->row_link,
                     "scale the exchange copy rates, row by row, to the speed of the row's own link test: separates "
                     "the host changing speed between rows from the model's own error (a ring row is then nearly "

@@ -106,6 +106,30 @@ TEST(PlanCost, PricesTheSegmentTheCallRanWith) {
   EXPECT_NEAR(whole.time_us, 10 + 198.608, 1e-9);
 }
 
+// ringbench times a call from the last rank's entry; ranks that enter earlier start early
+// (plan_cost.h, "Entry skew"). The chain of APipelinePaysEachHopsLatencyOnce with its ranks entering
+// 1000 us apart: with the root last, rank 1 waits for its data, 212.608 us as if together; with
+// rank 1 last, its first segment is already there and it pays no latency, 3 x 67.536 = 202.608 us.
+// The price is the median of the two. The ring all-reduce of RingAllReduceOnOwnCores exchanges at
+// its first step, so whichever rank enters last paces the other: 32 us either way.
+TEST(PlanCost, RanksEnteringEarlyStartTheDataflowEarly) {
+  const Cluster machine = measured_machine(measurements());
+  PlanCall chain{&spec::chain_broadcast(), 3 * 16384, 4, 0, {0, 0}, 0};
+  chain.entry_skew_us = 1000;
+  EXPECT_NEAR(plan_cost(machine, chain).time_us, (212.608 + 202.608) / 2, 1e-9);
+  PlanCall ring = ring_call({0, 0});
+  ring.entry_skew_us = 1000;
+  EXPECT_DOUBLE_EQ(plan_cost(machine, ring).time_us, 32.0);
+  // At N = 3 the median is the middle rank entering last: the root and the middle's first hop
+  // have moved nothing it needs, so no faster than together, and faster than with the leaf last.
+  PlanCall chain3{&spec::chain_broadcast(), 3 * 16384, 4, 0, {0, 0, 0}, 0};
+  const double together = plan_cost(machine, chain3).time_us;
+  chain3.entry_skew_us = 1000;
+  const double skewed = plan_cost(machine, chain3).time_us;
+  EXPECT_LT(skewed, together);
+  EXPECT_GT(skewed, 3 * 67.536);  // the leaf, last with everything waiting, copies its 3 segments
+}
+
 TEST(PlanCost, SharedCoresSetThePaceWhenRanksOutnumberThem) {
   MachineMeasurements m = measurements();
   m.cores_per_host = 1;
@@ -188,6 +212,9 @@ TEST(PlanCost, BadInputsAreInputErrors) {
   PlanCall no_algorithm = ring_call({0, 0});
   no_algorithm.algorithm = nullptr;
   EXPECT_THROW(plan_cost(machine, no_algorithm), InputError);
+  PlanCall negative_skew = ring_call({0, 0});
+  negative_skew.entry_skew_us = -1;
+  EXPECT_THROW(plan_cost(machine, negative_skew), InputError);
 }
 
 TEST(PlanCost, BlockPlacementFillsHostsInOrder) {
