@@ -120,8 +120,9 @@ TEST(PlanCost, RanksEnteringEarlyStartTheDataflowEarly) {
   PlanCall ring = ring_call({0, 0});
   ring.entry_skew_us = 1000;
   EXPECT_DOUBLE_EQ(plan_cost(machine, ring).time_us, 32.0);
-  // At N = 3 the median is the middle rank entering last: the root and the middle's first hop
-  // have moved nothing it needs, so no faster than together, and faster than with the leaf last.
+  // At N = 3 the median is the middle rank entering last: the root's segments are waiting for it,
+  // so it pays no latency for them (faster than together), but the leaf still waits for each one
+  // the middle forwards (slower than the leaf's own 3 segments with everything waiting for it).
   PlanCall chain3{&spec::chain_broadcast(), 3 * 16384, 4, 0, {0, 0, 0}, 0};
   const double together = plan_cost(machine, chain3).time_us;
   chain3.entry_skew_us = 1000;
