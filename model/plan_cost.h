@@ -94,7 +94,8 @@ struct PlanCall {
   // Pipelined plans' segment, as the call ran with it (ringbench --segment; /results
   // segment_bytes); 0: the specification's default (spec/segments.h).
   uint64_t segment_bytes = 0;
-  // How far apart the ranks enter the call (a run's barrier skew, ringbench's /runs); 0: together.
+  // How far apart the ranks enter the call (a one-host run's barrier skew, ringbench's /runs); 0:
+  // together.
   // See "Entry skew" above.
   double entry_skew_us = 0;
 };

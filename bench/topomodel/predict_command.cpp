@@ -54,6 +54,14 @@ model::Cluster at_row_speed(const model::Cluster& machine, const MeasuredRun& ru
   return scaled;
 }
 
+// The skew the ranks enter each call with (model/plan_cost.h): the run's barrier skew where its ranks
+// shared one clock. Across hosts ringbench records an upper bound instead (the slowest rank's empty
+// call, barrier latency and all: run_conditions.h), which would hand the first ranks a head start
+// they never had, so there they enter together.
+double entry_skew_us(const MeasuredRun& run, const PredictOptions& options) {
+  return options.ignore_skew || run.hosts > 1 ? 0 : run.barrier_skew_us;
+}
+
 Predicted predict(const model::Cluster& machine, const MeasuredRun& run, const std::vector<MeasuredRow>& rows,
                   const PredictOptions& options) {
   Predicted out;
@@ -69,7 +77,7 @@ Predicted predict(const model::Cluster& machine, const MeasuredRun& run, const s
     model::PlanCall call{algorithm, row.count, element_bytes, run.root,
                          model::block_placement(row.world_size, run.hosts), run.pipeline_bytes, share};
     call.segment_bytes = row.segment_bytes;
-    call.entry_skew_us = options.ignore_skew ? 0 : run.barrier_skew_us;
+    call.entry_skew_us = entry_skew_us(run, options);
     out.rows.push_back({run.run_id, row.collective, row.algorithm, row.world_size, run.hosts, row.bytes, row.median_us,
                         model::plan_cost(options.row_link ? at_row_speed(machine, run, row) : machine, call).time_us,
                         share});
@@ -133,8 +141,8 @@ void add_predict_command(CLI::App& app, Context& context) {
                     "price every row on all of the host's cores (default: less the share other processes took during "
                     "the row, which ringbench records)");
   command->add_flag("--ignore-skew", options->ignore_skew,
-                    "price every row with its ranks entering together (default: entering as far apart as the "
-                    "run's barrier skew, the call timed from the last rank's entry, as ringbench times it)");
+                    "price every row with its ranks entering together (default, on one host: entering as far apart "
+                    "as the run's barrier skew, the call timed from the last rank's entry, as ringbench times it)");
   command->add_flag("--row-link", options->row_link,
                     "scale the exchange copy rates, row by row, to the speed of the row's own link test: separates "
                     "the host changing speed between rows from the model's own error (a ring row is then nearly "

@@ -131,6 +131,33 @@ TEST_F(CalibratePredict, RingbenchThenCalibrateThenPredict) {
   EXPECT_EQ(results::read_table(file, "/model/predictions").rows.size(), 5 * ours);
 }
 
+// A one-host run's ranks enter each call its barrier skew apart (model/plan_cost.h): a chain
+// broadcast at N = 3 is priced faster than with its ranks together (the root's first segments wait
+// for a late middle rank, which pays no latency for them), never slower, while the run measured a
+// skew at all. Three ranks on this machine's cores: the skew is tens of microseconds.
+TEST_F(CalibratePredict, AOneHostRunsRanksEnterItsBarrierSkewApart) {
+  const fs::path file = dir_ / "broadcast.h5";
+  auto run = run_command(mpirun(3) + RINGBENCH_EXE + " --collective broadcast -m 64K:256K --factor 4 --max-time 0.1 -o " +
+                             file.string(),
+                         (dir_ / "run").string(), 240);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const auto runs = results::read_table(file, "/runs");
+  ASSERT_EQ(runs.rows.size(), 1u);
+  const double skew = number(runs, runs.rows[0], "barrier_skew_us");
+  if (!(skew > 0)) GTEST_SKIP() << "the run measured no barrier skew (" << skew << " us): nothing to price";
+  auto skewed = run_command(topomodel("predict " + file.string()), (dir_ / "p1").string());
+  ASSERT_EQ(skewed.exit_code, 0) << skewed.out << skewed.err;
+  auto together = run_command(topomodel("predict --ignore-skew " + file.string()), (dir_ / "p2").string());
+  ASSERT_EQ(together.exit_code, 0) << together.out << together.err;
+  const auto predictions = results::read_table(file, "/model/predictions");
+  ASSERT_EQ(predictions.rows.size(), 4u) << "64 KiB and 256 KiB, priced both ways";
+  for (size_t r = 0; r < 2; ++r) {
+    const double with_skew = number(predictions, predictions.rows[r], "predicted_us");
+    const double without = number(predictions, predictions.rows[r + 2], "predicted_us");
+    EXPECT_LT(with_skew, without) << "row " << r << ", skew " << skew << " us";
+  }
+}
+
 // A file written by the release of schema 8 (tests/data/results-schema8.h5, ringbench 0fa0c54: ring
 // and naive at N = 2, 64 KiB and 1 MiB) takes this ringbench's run, which adds /exchanges with the
 // new run's ladder only. Both runs calibrate: the old one on its rows' exchanges alone, the new one
