@@ -5,7 +5,7 @@ still talk to everyone else. Every rank must end by itself (mpirun runs with `--
 orte_enable_recovery 1`, so the first exit does not kill the others before they speak; it then
 exits 0 whatever the ranks' codes, so the codes are the file-bootstrap tests' business) and its
 error line must name the link A<->B, not a rank, and its collective and step; every rank's flight-recorder
-diagnosis must name the collective, a sequence number (the call the link went silent in, or one of the next two) and a step; and
+diagnosis must name the collective, a sequence number (the call the link went silent in, or one of the next three) and a step; and
 all ranks must agree on the link.
 
 usage: silent_link_mpirun_test.py RINGBENCH MPIRUN [TRIALS]
@@ -56,8 +56,11 @@ def check(output, a, b):
                           r"(stuck at step \d+ of \d+|finished all \d+ step)", output)
         if not where:
             problems.append(f"rank {rank}'s flight-recorder diagnosis names no collective, sequence and step")
-        # A rank whose own frames do not cross the link may finish a call or two more first.
-        elif not call <= int(where.group(2)) <= call + 2:
+        # A rank whose own frames do not cross the link may finish up to three more calls first:
+        # the link goes silent in call k after k's frames crossed it, k + 1 is an all-reduce whose
+        # ring does not use it (1<->3 at N = 4), and in the barrier k + 2 ranks 0 and 2 hear all
+        # they need (seed 284408400: ranks 0 and 2 stuck in #88, the link silent in 85).
+        elif not call <= int(where.group(2)) <= call + 3:
             problems.append(f"rank {rank} diagnosed call #{where.group(2)}, the link went silent in {call}")
     first = re.search(r"ringbench rank 0: diagnosis by rank 0, the first survivor: (link \d+<->\d+)", output)
     if not first or first.group(1) != f"link {a}<->{b}":
