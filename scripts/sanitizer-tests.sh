@@ -30,12 +30,16 @@ if [ "${1:-}" = "--thread" ]; then
 fi
 BUILD=${1:-$default_build}
 shift $(( $# > 0 ? 1 : 0 ))
+# -O1 -g1, as the sanitizers' own documentation suggests, instead of RelWithDebInfo's -O2 -g: the
+# tests run as fast (ASan: 60 against 61 s) and the tree builds in 427 s instead of 685 (one
+# from-scratch build each, back to back, 2-core AMD EPYC VM, 2026-12-07); -g1 keeps the line
+# tables that the reports' stack traces need.
+flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG")
 # Configured once; later runs only rebuild what changed. MPI is not needed for these binaries.
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
-  cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRINGBENCH_SANITIZE=$SANITIZE \
-    -DRINGBENCH_MICROBENCH=OFF "$@"
-elif [ $# -gt 0 ]; then
-  cmake "$BUILD" "$@" > /dev/null
+  cmake -S "$ROOT" -B "$BUILD" "${flags[@]}" -DRINGBENCH_SANITIZE=$SANITIZE -DRINGBENCH_MICROBENCH=OFF "$@"
+else
+  cmake "$BUILD" "${flags[@]}" "$@" > /dev/null
 fi
 cmake --build "$BUILD" -j "$(nproc)" --target "${sanitized_tests[@]}"
 status=0
