@@ -25,7 +25,8 @@ std::string algorithm_table_markdown(int world_size, uint64_t bytes) {
       "Payload bytes sent per rank for one call at N = {} on a {}-byte float32 buffer ({} elements; "
       "hierarchical on one host), from the formulas the byte check uses. Steps are for one pipeline "
       "segment: tree and pipelined-chain add one step per further segment (ringbench --segment; {} KiB "
-      "when a caller names none).\n\n",
+      "when a caller names none), and the ring all-reduce cut in rounds takes 2(N-1) steps per round, "
+      "for the same bytes.\n\n",
       world_size, count * element_bytes, count, spec::kDefaultSegmentBytes / 1024);
   table += "| collective | algorithm | steps | bytes sent per rank | lower bound | when it wins |\n";
   table += "|---|---|---:|---:|---:|---|\n";

@@ -68,6 +68,9 @@ struct SendSpec {
   int peer;
   uint32_t step;
   std::span<const std::byte> payload;
+  // ring_stream only: the payload is the previous frame's receive, released as fast as it arrives;
+  // false for data this rank holds from the start (the first frame of a ring plan's round).
+  bool fed_by_previous = true;
 };
 
 // One frame to receive: exactly payload.size() bytes from `peer` for `step`, written to payload.
@@ -164,8 +167,9 @@ class Communicator {
   // A ring's whole schedule in one call: sends[k] go out in order (to one peer), receives[k]
   // arrive in order (from one peer), and sends[k+1]'s payload is released only as fast as
   // receives[k] delivers its bytes (to on_arrival, or into place). sends[k+1].payload must be the
-  // bytes receives[k] produces, e.g. the chunk it reduces into. So each piece is forwarded as soon
-  // as it is reduced and the pipeline spans steps, not one step at a time.
+  // bytes receives[k] produces, e.g. the chunk it reduces into, unless sends[k+1].fed_by_previous
+  // is false: then it is data no earlier receive writes, released at once (a new round). So each
+  // piece is forwarded as soon as it is reduced and the pipeline spans steps, not one step at a time.
   void ring_stream(std::span<const SendSpec> sends, std::span<RecvSpec> receives, const StepContext& where);
 
   // Starts `call` (the sequential code of one collective, e.g. an algorithm's run) on the

@@ -756,7 +756,7 @@ void Communicator::ring_stream(std::span<const SendSpec> sends, std::span<RecvSp
     loop.sends.push_back(make_send(peer(sends[k].peer), sends[k], sequence_));
     if (k > 0) {
       loop.sends.back().after = static_cast<int>(k - 1);
-      loop.sends.back().feed = static_cast<int>(k - 1);
+      if (sends[k].fed_by_previous) loop.sends.back().feed = static_cast<int>(k - 1);
     }
   }
   for (size_t k = 0; k < receives.size(); ++k) {

@@ -249,9 +249,11 @@ void add_transport_options(CLI::App& app, BenchOptions& options, TypedValues& ty
 // --segment: the pipelined plans' (parse_segment).
 void add_tuning_options(CLI::App& app, TypedValues& typed) {
   app.add_option("--segment", typed.segment,
-                 fmt::format("Pipelining segment of tree and pipelined-chain, K/M/G suffixes, {} to {}; auto: per size "
-                             "and algorithm from this run's start-up link test, sqrt(size x latency x bandwidth / (the "
-                             "steps that fill the pipeline + 1)), a power of two (docs/algorithms.md)",
+                 fmt::format("Pipelining segment of tree and pipelined-chain, and the ring all-reduce's rounds, K/M/G "
+                             "suffixes, {} to {}; auto: per size and algorithm from this run's start-up link test, "
+                             "sqrt(size x latency x bandwidth / (the steps that fill the pipeline + 1)), a power of "
+                             "two; the ring in rounds of a core's L2 where the host's ranks x size reach its last-level "
+                             "cache, with a core for every rank (docs/algorithms.md)",
                              format_byte_size(kMinSegmentBytes), format_byte_size(kMaxSegmentBytes)))
       ->type_name("BYTES|auto")
       ->capture_default_str();

@@ -223,7 +223,8 @@ class BenchRun {
       exchange_ladder_ = measure_exchange_ladder_if_useful();
     }
     segments_ = SegmentChoice(options_.segment_bytes,
-                              agree_segment_link(*comm_, links, options_.link_test && options_.segment_bytes == 0));
+                              agree_segment_link(*comm_, links, options_.link_test && options_.segment_bytes == 0),
+                              agree_ring_rounds(*comm_));
     comm_->barrier();
     if (!root_) return;
     report_->header({fmt::format("{} ({})", kVersion, kGitRevision), mpi_.size(), hosts_,

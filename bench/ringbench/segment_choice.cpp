@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "byte_size.h"
+#include "cache_sizes.h"
 #include "model/error.h"
 #include "spec/algorithm_spec.h"
 #include "spec/segments.h"
@@ -67,10 +68,41 @@ SegmentLink agree_segment_link(Communicator& comm, const std::vector<LinkPoint>&
   return link;
 }
 
+uint64_t RingRounds::segment_for(int world_size, uint64_t message_bytes) const {
+  if (!core_for_every_rank || core_cache_bytes == 0 || shared_cache_bytes == 0 || world_size < 2) return 0;
+  if (static_cast<uint64_t>(ranks_sharing_cache) * message_bytes < shared_cache_bytes) return 0;
+  const uint64_t chunk = (message_bytes + static_cast<uint64_t>(world_size) - 1) / static_cast<uint64_t>(world_size);
+  return chunk > core_cache_bytes ? core_cache_bytes : 0;
+}
+
+RingRounds this_hosts_caches(const Communicator& comm) {
+  const CacheSizes caches = read_cache_sizes();
+  return {caches.core_bytes, caches.last_level_bytes, comm.ranks_sharing_cores(), !comm.ranks_exceed_cores()};
+}
+
+RingRounds agree_ring_rounds(Communicator& comm) {
+  RingRounds mine = this_hosts_caches(comm);
+  if (comm.size() == 1) return mine;
+  // Non-negative figures, so one max-reduction hands rank 0's caches to every rank and takes the
+  // worst host's sharing.
+  const bool root = comm.rank() == 0;
+  double figures[4] = {root ? static_cast<double>(mine.core_cache_bytes) : 0.0,
+                       root ? static_cast<double>(mine.shared_cache_bytes) : 0.0,
+                       static_cast<double>(mine.ranks_sharing_cache), mine.core_for_every_rank ? 0.0 : 1.0};
+  CollectiveCall call{DataType::Float64, ReduceOp::Max, std::as_writable_bytes(std::span(figures)), 4, 0};
+  ring_allreduce().run(comm, call);
+  return {static_cast<uint64_t>(figures[0]), static_cast<uint64_t>(figures[1]), static_cast<int>(figures[2]),
+          figures[3] == 0.0};
+}
+
 uint64_t SegmentChoice::bytes_for(const Algorithm& algorithm, int world_size, uint64_t message_bytes) const {
   const spec::AlgorithmSpec* spec = spec::find_algorithm_spec(to_string(algorithm.collective()), algorithm.name());
-  if (spec == nullptr || !spec::is_pipelined(*spec)) return 0;
   const uint64_t whole = std::max<uint64_t>(message_bytes, 1);
+  if (spec == &spec::ring_allreduce()) {
+    const uint64_t round = pinned_ != 0 ? pinned_ : rounds_.segment_for(world_size, message_bytes);
+    return round != 0 && round < whole ? round : 0;
+  }
+  if (spec == nullptr || !spec::is_pipelined(*spec)) return 0;
   if (pinned_ != 0) return std::min(pinned_, whole);
   if (!link_.measured()) return std::min<uint64_t>(spec::kDefaultSegmentBytes, whole);
   const uint64_t chosen =
@@ -82,19 +114,32 @@ uint64_t SegmentChoice::burst_floor() const {
   return link_.burst_bytes > spec::kSmallestSegmentBytes ? power_of_two_at_least(link_.burst_bytes) : 0;
 }
 
+std::string SegmentChoice::describe_rounds() const {
+  if (!rounds_.core_for_every_rank) return "; the ring all-reduce in one round (ranks share cores)";
+  if (rounds_.core_cache_bytes == 0 || rounds_.shared_cache_bytes == 0)
+    return "; the ring all-reduce in one round (cache sizes unknown)";
+  return fmt::format("; the ring all-reduce in rounds of {} (a core's L2) where {} rank(s) per host x size reach the "
+                     "{} last-level cache",
+                     format_byte_size(rounds_.core_cache_bytes), rounds_.ranks_sharing_cache,
+                     format_byte_size(rounds_.shared_cache_bytes));
+}
+
 std::string SegmentChoice::describe() const {
-  if (pinned_ != 0) return fmt::format("{} for tree and pipelined-chain at every size (--segment)", format_byte_size(pinned_));
+  if (pinned_ != 0)
+    return fmt::format("{} for tree and pipelined-chain, and the ring all-reduce's rounds, at every size (--segment)",
+                       format_byte_size(pinned_));
   if (!link_.measured())
-    return fmt::format("{}, the default (no link test to choose from)", format_byte_size(spec::kDefaultSegmentBytes));
+    return fmt::format("{}, the default (no link test to choose from){}", format_byte_size(spec::kDefaultSegmentBytes),
+                       describe_rounds());
   const std::string floor =
       burst_floor() == 0 ? std::string()
                          : fmt::format(", at least {}: the link passed {:.0f} KB of each large message faster than its "
                                        "rate (a shaper's burst), which a stream of smaller segments would not get",
                                        format_byte_size(burst_floor()), link_.burst_bytes / 1e3);
   return fmt::format("auto: per size and algorithm, sqrt(size x {:.1f} us x {:.3f} GB/s / (fill steps + 1)) ({} link), "
-                     "a power of two from {} to the whole message{}",
+                     "a power of two from {} to the whole message{}{}",
                      link_.latency_us, link_.bandwidth_GBps, link_.link_class,
-                     format_byte_size(spec::kSmallestSegmentBytes), floor);
+                     format_byte_size(spec::kSmallestSegmentBytes), floor, describe_rounds());
 }
 
 }  // namespace ringbench

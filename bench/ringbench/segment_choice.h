@@ -1,6 +1,7 @@
 #pragma once
 // --segment BYTES|auto: the pipelining segment of the tree all-reduce and the chain broadcast
-// (spec/segments.h), chosen per size from this run's own link instead of one constant.
+// (spec/segments.h), chosen per size from this run's own link instead of one constant; and the
+// ring all-reduce's rounds (RingRounds below), chosen from this machine's caches.
 //
 // Why chosen: a segment is a step, and every step is a wait. 64 KiB segments cost the tree
 // all-reduce 1.5x the ring's CPU for the same bytes at N = 4, 4 MiB on the 2-core AMD VM (67 steps,
@@ -60,14 +61,39 @@ double passed_burst_bytes(std::span<const model::LinkSample> samples, double ban
 // calls it with the same `measure` (false: nothing measured, so nothing to send).
 SegmentLink agree_segment_link(Communicator& comm, const std::vector<LinkPoint>& rank0_points, bool measure);
 
+// The ring all-reduce's rounds (spec/ring_allreduce.cpp), which auto cuts from this machine's
+// caches: a ring step forwards what the step before received, a whole chunk later in one round.
+// Once the buffers of a host's ranks together reach its last-level cache, that chunk is back in
+// memory when it is forwarded; rounds of one core's own cache (L2) keep it there. Only where every
+// rank has a core of its own: ranks sharing a core evict each other's data between time slices
+// anyway: there 8 rounds were 5-11% slower at 16 MiB (2-vCPU AMD EPYC VM, N = 3 and 4), where at
+// N = 2 rounds ran 1.15-1.27x faster at 16-64 MiB (docs/performance.md).
+struct RingRounds {
+  uint64_t core_cache_bytes = 0;    // one core's own cache, a round's chunk; 0: unknown, no rounds
+  uint64_t shared_cache_bytes = 0;  // the last-level cache the ranks of a host share; 0: unknown
+  int ranks_sharing_cache = 1;      // the most ranks on one kernel (Communicator::ranks_sharing_cores)
+  bool core_for_every_rank = false;
+  // The round for a ring all-reduce of `message_bytes` per rank at this world size; 0: one round.
+  uint64_t segment_for(int world_size, uint64_t message_bytes) const;
+};
+
+// This host's caches (cache_sizes.h) and its ranks' sharing of cores.
+RingRounds this_hosts_caches(const Communicator& comm);
+// Rank 0's caches and every host's worst case (most ranks on a kernel, any host with fewer cores
+// than ranks), so every rank cuts the same rounds. Collective: every rank calls it.
+RingRounds agree_ring_rounds(Communicator& comm);
+
 class SegmentChoice {
  public:
   SegmentChoice() = default;
-  // pinned_bytes: --segment BYTES; 0 for auto, which cuts for `link`.
-  SegmentChoice(uint64_t pinned_bytes, SegmentLink link) : pinned_(pinned_bytes), link_(std::move(link)) {}
+  // pinned_bytes: --segment BYTES (the ring all-reduce's rounds too); 0 for auto, which cuts the
+  // pipelined plans' segments for `link` and the ring's rounds for `rounds`.
+  SegmentChoice(uint64_t pinned_bytes, SegmentLink link, RingRounds rounds = {})
+      : pinned_(pinned_bytes), link_(std::move(link)), rounds_(rounds) {}
 
   // The segment `algorithm` runs a call of `message_bytes` with at this world size: 0 for one
-  // that is not pipelined (or has no specification: mpi), never more than the message.
+  // that is not pipelined (or has no specification: mpi), never more than the message. For the
+  // ring all-reduce, its round (0: one round).
   uint64_t bytes_for(const Algorithm& algorithm, int world_size, uint64_t message_bytes) const;
   // The header's line: how the segment is chosen.
   std::string describe() const;
@@ -76,8 +102,12 @@ class SegmentChoice {
   // The smallest segment auto cuts on this link: the burst's power of two; 0 without a burst.
   uint64_t burst_floor() const;
 
+  // The header's words for the ring all-reduce's rounds under auto.
+  std::string describe_rounds() const;
+
   uint64_t pinned_ = 0;
   SegmentLink link_;
+  RingRounds rounds_;
 };
 
 }  // namespace ringbench

@@ -49,5 +49,31 @@ TEST(SegmentChoice, AutoCutsNoSegmentSmallerThanTheBurst) {
   EXPECT_EQ(SegmentChoice(64 << 10, {"across hosts", 5.4, 0.122, 160813}).bytes_for(*tree, 4, four_mib), 64u << 10);
 }
 
+// The ring all-reduce's rounds under auto: a core's L2 per round where the host's ranks' buffers
+// reach the last-level cache and every rank has a core; one round otherwise; --segment pins them.
+TEST(SegmentChoice, TheRingIsCutInRoundsOfACoresCacheOnceTheHostsBuffersFillTheLastLevel) {
+  const Algorithm* ring = find_algorithm(Collective::AllReduce, "ring");
+  ASSERT_NE(ring, nullptr);
+  // The 2-vCPU AMD EPYC VM: 512 KiB of L2 per core, 32 MiB of L3, two ranks with a core each.
+  const RingRounds epyc{512 << 10, 32 << 20, 2, true};
+  const SegmentChoice choice(0, {}, epyc);
+  EXPECT_EQ(choice.bytes_for(*ring, 2, 16 << 20), 512u << 10) << "2 x 16 MiB reach the 32 MiB L3";
+  EXPECT_EQ(choice.bytes_for(*ring, 2, 8 << 20), 0u) << "2 x 8 MiB stay inside it: one round";
+  EXPECT_EQ(epyc.segment_for(32, 16 << 20), 0u) << "a 512 KiB chunk is one round already";
+  RingRounds shared = epyc;
+  shared.core_for_every_rank = false;
+  EXPECT_EQ(SegmentChoice(0, {}, shared).bytes_for(*ring, 2, 64 << 20), 0u) << "ranks sharing cores: one round";
+  EXPECT_EQ(SegmentChoice(0, {}, RingRounds{0, 32 << 20, 2, true}).bytes_for(*ring, 2, 64 << 20), 0u)
+      << "caches not described: one round";
+  RingRounds four = epyc;
+  four.ranks_sharing_cache = 4;
+  EXPECT_EQ(four.segment_for(4, 8 << 20), 512u << 10) << "4 x 8 MiB reach it";
+  // --segment pins the rounds too; a pinned round at least the message is one round.
+  EXPECT_EQ(SegmentChoice(1 << 20, {}, epyc).bytes_for(*ring, 2, 4 << 20), 1u << 20);
+  EXPECT_EQ(SegmentChoice(1u << 30, {}, epyc).bytes_for(*ring, 2, 64 << 20), 0u);
+  EXPECT_NE(choice.describe().find("rounds of 512K"), std::string::npos) << choice.describe();
+  EXPECT_NE(SegmentChoice(0, {}, shared).describe().find("one round (ranks share cores)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ringbench

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -90,6 +91,34 @@ TEST(PipelinedPlans, TakeSegmentsPlusFillStepsAndSendTheSameBytesWhateverTheSegm
         EXPECT_EQ(cut.sent, by_default.sent) << spec->name << " N=" << n << " segment " << segment;
       }
       EXPECT_EQ(by_default.steps, shape(*spec, n, count, kDefaultSegmentBytes).steps) << "0 is the default";
+    }
+}
+
+// The ring all-reduce's rounds (spec/ring_allreduce.cpp): a segment smaller than a chunk cuts
+// the buffer into rounds of a multiple of N elements each (the last takes the rest), each round a
+// whole ring of 2(N-1) steps moving at most a segment per step but in the last; every rank sends
+// exactly what one round sends. No segment, or one at least a chunk, is one round.
+TEST(RingAllreduceRounds, CutEachChunkToTheSegmentAndSendTheBytesOfOneRound) {
+  for (size_t count : {size_t{1000003}, size_t{1} << 20, size_t{7}})
+    for (int n = 2; n <= 16; ++n) {
+      const PlanShape one_round = shape(ring_allreduce(), n, count, 0);
+      EXPECT_EQ(one_round.steps, ring_allreduce().steps(n));
+      for (size_t segment : {size_t{4} << 10, size_t{300000}, size_t{1} << 20, size_t{1} << 30}) {
+        const std::string where = "N=" + std::to_string(n) + " count " + std::to_string(count) + " segment " +
+                                  std::to_string(segment);
+        const size_t chunk = (count + static_cast<size_t>(n) - 1) / static_cast<size_t>(n), per_segment = segment / 4;
+        // Rounds of P = floor(count / ceil(chunk / segment) / N) x N elements, the rest joining the last.
+        const size_t wanted = chunk <= per_segment ? 1 : (chunk + per_segment - 1) / per_segment;
+        const size_t per_round = count / wanted / static_cast<size_t>(n) * static_cast<size_t>(n);
+        const size_t rounds = wanted == 1 || per_round == 0 ? 1 : count / per_round;
+        const PlanShape cut = shape(ring_allreduce(), n, count, segment);
+        EXPECT_EQ(cut.steps, rounds * ring_allreduce().steps(n)) << where;
+        EXPECT_EQ(cut.sent, one_round.sent) << where;
+        for (int r = 0; r < n; ++r)
+          for (const Step& step : ring_allreduce().plan({r, n, count, 4, 0, {}, segment}).steps)
+            for (const SendOp& send : step.sends)
+              EXPECT_LE(send.range.count, rounds == 1 ? chunk : 2 * per_segment) << where << " rank " << r;
+      }
     }
 }
 

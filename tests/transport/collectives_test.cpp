@@ -18,6 +18,7 @@
 #include "thread_ranks.h"
 #include "transport/algorithm.h"
 #include "transport/collectives/chain_broadcast.h"
+#include "transport/collectives/ring_allreduce.h"
 #include "transport/collectives/schedule.h"
 #include "transport/collectives/tree_allreduce.h"
 #include "transport/copy_distance.h"
@@ -257,6 +258,31 @@ TEST(PipelinedSegments, AnySegmentGivesExactResultsAndTheSameBytes) {
           }
         comm.barrier();
       });
+}
+
+// The ring all-reduce in rounds (spec/ring_allreduce.cpp: a segment smaller than a chunk cuts the
+// buffer into slices, each a whole ring all-reduce, streamed one after another): exact results and
+// the bytes of one round, for rounds of a page up to more than a chunk, an odd count (the last
+// round takes the rest), a core for every rank and more ranks than a run would give one, with
+// sends lagging receives behind 4 KiB socket buffers.
+TEST(RingRounds, AnyRoundGivesExactResultsAndTheSameBytes) {
+  const size_t count = 50001;
+  for (int n : {2, 3, 5})
+    testing::run_ranks(n, testing::on_hosts(std::vector<int>(static_cast<size_t>(n), 0), 4096), [&](Communicator& comm) {
+      std::vector<std::byte> buffer(count * 4);
+      for (size_t segment : {size_t{4} << 10, size_t{12} << 10, size_t{64} << 10, size_t{1} << 20}) {
+        const std::string where = "N=" + std::to_string(n) + " rank " + std::to_string(comm.rank()) + " segment " +
+                                  std::to_string(segment);
+        auto e = testing::expectation(Collective::AllReduce, ReduceOp::Sum, n, comm.rank(), count, 0);
+        fill(DataType::Float32, e.input, buffer);
+        const CollectiveCall call{DataType::Float32, ReduceOp::Sum, buffer, count, 0, segment};
+        const CountedRun run = run_counted(comm, ring_allreduce(), call);
+        EXPECT_EQ(run.moved.payload_sent, run.expected_payload) << where;
+        EXPECT_EQ(run.moved.payload_sent, ring_allreduce().payload_bytes_sent(comm.rank(), n, count, 4, 0)) << where;
+        expect(DataType::Float32, e.result, buffer, where);
+      }
+      comm.barrier();
+    });
 }
 
 }  // namespace

@@ -7,18 +7,33 @@
 
 namespace ringbench {
 
+namespace {
+
+bool overlaps(const Range& a, const Range& b) {
+  return a.count > 0 && b.count > 0 && a.offset < b.offset + b.count && b.offset < a.offset + a.count;
+}
+
+}  // namespace
+
+bool sends_what_the_step_before_received(const Schedule& schedule, size_t k) {
+  if (k == 0) return false;
+  const Range& sent = schedule.steps[k].sends[0].range;
+  const Range& received = schedule.steps[k - 1].recvs[0].range;
+  return sent.offset == received.offset && sent.count == received.count;
+}
+
 bool is_a_streamable_ring(const Schedule& schedule) {
   for (size_t k = 0; k < schedule.steps.size(); ++k) {
     const Step& step = schedule.steps[k];
     if (step.sends.size() != 1 || step.recvs.size() != 1) return false;
     if (step.recvs[0].arrival == spec::Arrival::ReduceIncomingFirst) return false;  // dst = dst op src only
-    if (k > 0) {
-      const Step& before = schedule.steps[k - 1];
-      if (step.sends[0].peer != before.sends[0].peer || step.recvs[0].peer != before.recvs[0].peer) return false;
-      const Range& sent = step.sends[0].range;
-      const Range& received = before.recvs[0].range;
-      if (sent.offset != received.offset || sent.count != received.count) return false;
-    }
+    if (k == 0) continue;
+    const Step& first = schedule.steps[0];
+    if (step.sends[0].peer != first.sends[0].peer || step.recvs[0].peer != first.recvs[0].peer) return false;
+    if (sends_what_the_step_before_received(schedule, k)) continue;
+    // A round's first send: data of this rank's own, which no receive of the call may touch.
+    for (const Step& other : schedule.steps)
+      if (overlaps(step.sends[0].range, other.recvs[0].range)) return false;
   }
   return !schedule.steps.empty();
 }
@@ -50,7 +65,8 @@ void StreamedRing::run(Communicator& comm, const CollectiveCall& call) const {
   std::vector<RecvSpec> receives;
   for (uint32_t tag = 0; tag < schedule.steps.size(); ++tag) {
     const Step& step = schedule.steps[tag];
-    sends.push_back({step.sends[0].peer, tag, bytes_of(step.sends[0].range)});
+    sends.push_back({step.sends[0].peer, tag, bytes_of(step.sends[0].range),
+                     sends_what_the_step_before_received(schedule, tag)});
     const RecvOp& in = step.recvs[0];
     const std::span<std::byte> target = bytes_of(in.range);
     receives.push_back({in.peer, tag, target});

@@ -1,7 +1,8 @@
 #pragma once
 // A ring plan run as one stream. In a ring plan every step sends one range to the right
 // neighbour and receives one from the left, and the range a step sends is the one the step before
-// received (or reduced into): so the whole plan can go to the progress loop at once
+// received (or reduced into), or begins a new round with data of its own: so the whole plan can go
+// to the progress loop at once
 // (Communicator::ring_stream), each piece going on to the right as soon as it has arrived and, in
 // a reduce-scatter, been reduced. Every link stays busy across steps, where the generic runner
 // (schedule.h) waits for each step to finish before the next begins. The ring plans then run as
@@ -35,7 +36,10 @@ class StreamedRing final : public ScheduledAlgorithm {
 void reduce_through_staging(RecvSpec& in, DataType type, ReduceOp op, std::span<std::byte> staging);
 
 // Every step one send to the same peer and one receive from the same peer (copied, or reduced as
-// dst = dst op src), and each step after the first sends what the step before received.
+// dst = dst op src), and each step after the first sends what the step before received, or, where
+// a round begins (spec/ring_allreduce.cpp), data that no receive of the call writes.
 bool is_a_streamable_ring(const Schedule& schedule);
+// Step k > 0 sends exactly the range step k - 1 received: ring_stream feeds it from that receive.
+bool sends_what_the_step_before_received(const Schedule& schedule, size_t k);
 
 }  // namespace ringbench
