@@ -19,7 +19,7 @@
 // buffers outgrow its last-level cache the piece is back in memory by then, and the kernel copies
 // it into the socket from memory. In rounds a piece is forwarded a segment after it arrived,
 // from the core's own cache (2-vCPU AMD EPYC VM, N = 2, 16-64 MiB: rounds of 512 KiB ran the ring
-// 1.15-1.27x faster, level with the pipelined tree; docs/performance.md). Slices but the last hold
+// 1.04-1.32x faster, level with the pipelined tree; docs/performance.md). Slices but the last hold
 // a multiple of N elements, so every rank sends exactly the bytes of one round. Without a
 // segment, or with one at least a chunk, one round: the plan as it always was.
 

@@ -44,7 +44,7 @@ void stage_and_reduce(Communicator& comm, std::span<RecvSpec> receives) {
 }  // namespace
 
 RingExchange::RingExchange(Communicator& comm, uint64_t bytes, int back_to_back, std::span<std::byte> workspace,
-                           ExchangeWork work, uint64_t round_bytes)
+                           ExchangeWork work)
     : comm_(comm), back_to_back_(back_to_back) {
   const int n = comm.size(), r = comm.rank();
   if (n == 1 || back_to_back < 1) return;
@@ -60,16 +60,9 @@ RingExchange::RingExchange(Communicator& comm, uint64_t bytes, int back_to_back,
   }
   const int m = static_cast<int>(count);
   auto slot = [&](int k) { return workspace.subspan(static_cast<size_t>(((k % m) + m) % m) * bytes, bytes); };
-  // In rounds as the ring all-reduce's (spec/ring_allreduce.cpp): every frame of a round moves the
-  // same part of its slot, and a round's first frame sends without waiting for a receive.
-  const uint64_t round = round_bytes > 0 && round_bytes < bytes ? round_bytes : std::max<uint64_t>(bytes, 1);
-  uint32_t tag = 0;
-  for (uint64_t first = 0; first < bytes || (bytes == 0 && tag == 0); first += round) {
-    const size_t part = static_cast<size_t>(std::min(round, bytes - first));
-    for (int k = 0; k < back_to_back; ++k, ++tag) {
-      sends_.push_back({(r + 1) % n, tag, slot(r - k).subspan(first, part), k > 0});
-      receives_.push_back({(r - 1 + n) % n, tag, slot(r - k - 1).subspan(first, part)});
-    }
+  for (int k = 0; k < back_to_back; ++k) {
+    sends_.push_back({(r + 1) % n, static_cast<uint32_t>(k), slot(r - k)});
+    receives_.push_back({(r - 1 + n) % n, static_cast<uint32_t>(k), slot(r - k - 1)});
   }
   if (work == ExchangeWork::reduce) stage_and_reduce(comm, receives_);
 }
@@ -80,7 +73,7 @@ void RingExchange::time(int iterations) {
     comm_.barrier();
     comm_.begin_collective();
     auto start = Clock::now();
-    comm_.ring_stream(sends_, receives_, {"send/receive", "link test", 0, static_cast<uint32_t>(sends_.size())});
+    comm_.ring_stream(sends_, receives_, {"send/receive", "link test", 0, static_cast<uint32_t>(back_to_back_)});
     seconds_.push_back(std::chrono::duration<double>(Clock::now() - start).count());
   }
 }

@@ -49,14 +49,10 @@ double ring_exchange_seconds(Communicator& comm, uint64_t bytes, int iterations,
 // changing), so a link test timed once after the row could land in another state than the row.
 // Collective: every rank makes the same calls. `workspace` must outlive it and may be
 // overwritten between instalments (its contents are never read).
-//
-// `round_bytes` cuts each frame into rounds as the ring all-reduce's rounds cut its chunks
-// (spec/ring_allreduce.cpp): the same bytes, each forwarded a round after it arrived rather than a
-// chunk after. A row's link test takes the ring all-reduce's round at the row's size (0: one round).
 class RingExchange {
  public:
   RingExchange(Communicator& comm, uint64_t bytes, int back_to_back, std::span<std::byte> workspace = {},
-               ExchangeWork work = ExchangeWork::copy, uint64_t round_bytes = 0);
+               ExchangeWork work = ExchangeWork::copy);
   // `iterations` more timed exchanges, each a barrier (untimed) then the back-to-back chunks.
   void time(int iterations);
   int timed() const { return static_cast<int>(seconds_.size()); }

@@ -247,9 +247,7 @@ void Measurement::time_link_share(Contender& contender, size_t calls) {
     // As many back-to-back exchanges as a ring all-reduce makes: 2(N-1). Its chunk slots reuse
     // the collective's buffer, which every call restores or overwrites: no extra 1x message of
     // memory, and the block that follows leaves the result verification reads.
-    // In the ring all-reduce's rounds at this size, whatever the row's algorithm: the bound is the ring's.
-    const uint64_t round = segments_.bytes_for(ring_allreduce(), comm_.size(), contender.result.count * element_size(options_.dtype));
-    contender.link.emplace(comm_, chunk, 2 * (comm_.size() - 1), std::span<std::byte>(buffer_), ExchangeWork::copy, round);
+    contender.link.emplace(comm_, chunk, 2 * (comm_.size() - 1), std::span<std::byte>(buffer_));
   }
   contender.link->time(link_repetitions_before_block(contender.link->timed(), calls));
 }

@@ -67,7 +67,7 @@ SegmentLink agree_segment_link(Communicator& comm, const std::vector<LinkPoint>&
 // memory when it is forwarded; rounds of one core's own cache (L2) keep it there. Only where every
 // rank has a core of its own: ranks sharing a core evict each other's data between time slices
 // anyway: there 8 rounds were 5-11% slower at 16 MiB (2-vCPU AMD EPYC VM, N = 3 and 4), where at
-// N = 2 rounds ran 1.15-1.27x faster at 16-64 MiB (docs/performance.md).
+// N = 2 rounds ran 1.04-1.32x faster at 16-64 MiB (docs/performance.md).
 struct RingRounds {
   uint64_t core_cache_bytes = 0;    // one core's own cache, a round's chunk; 0: unknown, no rounds
   uint64_t shared_cache_bytes = 0;  // the last-level cache the ranks of a host share; 0: unknown
