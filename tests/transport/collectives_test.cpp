@@ -20,6 +20,7 @@
 #include "transport/collectives/chain_broadcast.h"
 #include "transport/collectives/ring_allreduce.h"
 #include "transport/collectives/schedule.h"
+#include "transport/collectives/streamed_ring.h"
 #include "transport/collectives/tree_allreduce.h"
 #include "transport/copy_distance.h"
 #include "transport/counted_run.h"
@@ -258,6 +259,25 @@ TEST(PipelinedSegments, AnySegmentGivesExactResultsAndTheSameBytes) {
           }
         comm.barrier();
       });
+}
+
+// A ring all-reduce cut in rounds still runs as one stream (streamed_ring.h), every step fed by the
+// one before but a round's first, which sends data of the rank's own; without rounds, every step
+// after the first is fed.
+TEST(RingRounds, RunAsOneStreamWithEachRoundsFirstSendUnfed) {
+  for (int n : {2, 3, 5})
+    for (int rank = 0; rank < n; ++rank) {
+      const size_t count = 50001, per_step = 2 * static_cast<size_t>(n - 1);
+      const Schedule rounds = spec::ring_allreduce().plan({rank, n, count, 4, 0, {}, size_t{4} << 10});
+      const Schedule one = spec::ring_allreduce().plan({rank, n, count, 4, 0, {}, 0});
+      const std::string where = "N=" + std::to_string(n) + " rank " + std::to_string(rank);
+      ASSERT_GT(rounds.steps.size(), per_step) << where;
+      EXPECT_TRUE(is_a_streamable_ring(rounds)) << where;
+      EXPECT_TRUE(is_a_streamable_ring(one)) << where;
+      for (size_t k = 1; k < rounds.steps.size(); ++k)
+        EXPECT_EQ(sends_what_the_step_before_received(rounds, k), k % per_step != 0) << where << " step " << k;
+      for (size_t k = 1; k < one.steps.size(); ++k) EXPECT_TRUE(sends_what_the_step_before_received(one, k)) << where;
+    }
 }
 
 // The ring all-reduce in rounds (spec/ring_allreduce.cpp: a segment smaller than a chunk cuts the

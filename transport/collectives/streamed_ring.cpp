@@ -31,9 +31,12 @@ bool is_a_streamable_ring(const Schedule& schedule) {
     const Step& first = schedule.steps[0];
     if (step.sends[0].peer != first.sends[0].peer || step.recvs[0].peer != first.recvs[0].peer) return false;
     if (sends_what_the_step_before_received(schedule, k)) continue;
-    // A round's first send: data of this rank's own, which no receive of the call may touch.
-    for (const Step& other : schedule.steps)
-      if (overlaps(step.sends[0].range, other.recvs[0].range)) return false;
+    // A round's first send: data of this rank's own, which no earlier receive may have written (it
+    // would need that receive's feed). A later receive into it, as the round's all-gather lands its
+    // chunk in place, comes from a peer that first had to receive these very bytes, so the in-place
+    // write cannot overtake the send: the same order that one round's first send relies on.
+    for (size_t j = 0; j < k; ++j)
+      if (overlaps(step.sends[0].range, schedule.steps[j].recvs[0].range)) return false;
   }
   return !schedule.steps.empty();
 }

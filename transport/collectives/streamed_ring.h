@@ -37,7 +37,7 @@ void reduce_through_staging(RecvSpec& in, DataType type, ReduceOp op, std::span<
 
 // Every step one send to the same peer and one receive from the same peer (copied, or reduced as
 // dst = dst op src), and each step after the first sends what the step before received, or, where
-// a round begins (spec/ring_allreduce.cpp), data that no receive of the call writes.
+// a round begins (spec/ring_allreduce.cpp), data that no earlier receive wrote.
 bool is_a_streamable_ring(const Schedule& schedule);
 // Step k > 0 sends exactly the range step k - 1 received: ring_stream feeds it from that receive.
 bool sends_what_the_step_before_received(const Schedule& schedule, size_t k);
