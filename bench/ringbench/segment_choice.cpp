@@ -75,10 +75,15 @@ uint64_t RingRounds::segment_for(int world_size, uint64_t message_bytes) const {
   return chunk > core_cache_bytes ? core_cache_bytes : 0;
 }
 
+namespace {
+
+// This host's caches (cache_sizes.h) and its ranks' sharing of cores.
 RingRounds this_hosts_caches(const Communicator& comm) {
   const CacheSizes caches = read_cache_sizes();
   return {caches.core_bytes, caches.last_level_bytes, comm.ranks_sharing_cores(), !comm.ranks_exceed_cores()};
 }
+
+}  // namespace
 
 RingRounds agree_ring_rounds(Communicator& comm) {
   RingRounds mine = this_hosts_caches(comm);

@@ -77,8 +77,6 @@ struct RingRounds {
   uint64_t segment_for(int world_size, uint64_t message_bytes) const;
 };
 
-// This host's caches (cache_sizes.h) and its ranks' sharing of cores.
-RingRounds this_hosts_caches(const Communicator& comm);
 // Rank 0's caches and every host's worst case (most ranks on a kernel, any host with fewer cores
 // than ranks), so every rank cuts the same rounds. Collective: every rank calls it.
 RingRounds agree_ring_rounds(Communicator& comm);
