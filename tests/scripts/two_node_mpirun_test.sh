@@ -2,8 +2,8 @@
 # scripts.two_node_mpirun: scripts/two-node-mpirun.sh runs ringbench across the namespace hosts
 # h1 and h2 without Slurm; ringbench must see two hosts and choose eth0 by itself, and the
 # namespaces and the bridge must be gone afterwards. The hosts' tbf passes its 32 kb bucket at
-# wire speed, so --segment auto must find a burst and cut no tree segment below it; and the
-# hosts share one kernel, so the header must count all 4 ranks on its cores.
+# wire speed, so --segment auto looks for a burst and, where it finds one, cuts no tree segment
+# below it; and the hosts share one kernel, so the header must count all 4 ranks on its cores.
 #   two_node_mpirun_test.sh RINGBENCH WORKDIR
 set -euo pipefail
 ringbench=$1 work=$2
@@ -17,11 +17,14 @@ RINGBENCH_BIN=$ringbench "$root/scripts/two-node-mpirun.sh" -- -m 8:256K --algo 
 grep -q '^# ranks        : 4 on 2 host(s) \[h1,h2\]' out.txt
 # Both namespace hosts run on this machine's kernel: its cores are shared by all 4 ranks.
 grep -q "^# load         : 2 rank(s) on [0-9]* core(s) of rank 0's host, and 2 more of other hosts on its kernel" out.txt
-# The burst's size is measured (7 KB on a busy CI run, 2026-12-07, where 16K+ was usual), so only
-# its presence is asserted; the rule that follows from it (no tree segment below it) is exact.
+# The burst's size is measured, and on a busy host it shrinks (7 KB on one CI run, 2026-12-07, where
+# 16K+ was usual; below the smallest segment, hence no floor at all, on the next), so its presence
+# is a timing and not asserted; tests/bench/segment_choice_test.cpp pins the rule on recorded
+# samples. Here, whatever floor the header printed must hold on every tree row of the file.
 floor=$(sed -n 's/^# segment .*, at least \([0-9]*\)K: the link passed.*/\1/p' out.txt)
-[ -n "$floor" ] && [ "$floor" -ge 4 ] || { echo "FAIL: no burst floor in the # segment line" >&2; exit 1; }
-"$(ringbench_python)" - two.h5 $((floor * 1024)) <<'PY'
+grep -q '^# segment      : auto: ' out.txt || { echo "FAIL: no auto # segment line" >&2; exit 1; }
+echo "burst floor in the header: ${floor:-none (the burst measured under the smallest segment)}"
+"$(ringbench_python)" - two.h5 $(( ${floor:-0} * 1024 )) <<'PY'
 import sys, h5py
 rows = h5py.File(sys.argv[1], "r")["results"][:]
 floor = int(sys.argv[2])
