@@ -9,11 +9,11 @@
 
 #include <cstdlib>
 #include <random>
-#include <regex>
 
 #include <fmt/format.h>
 
 #include "launcher.h"
+#include "tests/support/text_pattern.h"
 
 namespace ringbench {
 namespace {
@@ -51,36 +51,35 @@ void check_diagnosis(const Job& job, const Trial& t) {
             std::string::npos);
   // The survivor is stuck in a step, or (when the abort reached it after its last step but before
   // its call returned) has finished every step of its call; either way the call is named.
-  const std::regex last_call(fmt::format(R"(rank {}:   rank {}: (\w+) #(\d+) \((\w+)\): (stuck at step (\d+) of (\d+), )"
+  const std::string last_call(fmt::format(R"(rank {}:   rank {}: (\w+) #(\d+) \((\w+)\): (stuck at step (\d+) of (\d+), )"
                                          R"((waiting for|sending) [0-9,]+ more of [0-9,]+ bytes (from|to) rank \d|)"
                                          R"(finished all (\d+) step\(s\)))",
                                          first, first));
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(err, m, last_call)) << "no line naming the survivor's call and step";
+  const auto found = testing::search(err, last_call);
+  ASSERT_TRUE(found) << "no line naming the survivor's call and step";
+  const std::vector<std::string>& m = *found;
   const uint64_t sequence = std::stoull(m[2]);
-  const bool finished = m[9].matched;
+  const bool finished = !m[9].empty();
   // The victim strikes in call K, or in the first later call that waits (fault_injection.h); it
   // says which. A survivor may have finished that call (a barrier needs only some of the victim's
   // frames) and be waiting in the next one for the rest.
-  std::smatch struck;
   const std::string victim_err = job.err(t.victim);
-  ASSERT_TRUE(std::regex_search(victim_err, struck, std::regex(R"(--inject \w+: .* in collective call (\d+))")))
-      << "the victim did not say where it struck:\n" << victim_err;
-  const uint64_t call = std::stoull(struck[1]);
+  const auto struck = testing::search(victim_err, R"(--inject \w+: .* in collective call (\d+))");
+  ASSERT_TRUE(struck) << "the victim did not say where it struck:\n" << victim_err;
+  const uint64_t call = std::stoull((*struck)[1]);
   EXPECT_GE(call, t.call);
   EXPECT_TRUE(sequence == call || sequence == call + 1) << "sequence " << sequence << ", victim struck in " << call;
   // The victim's last frame to this survivor came no later than the call it struck in.
-  std::smatch frame;
-  ASSERT_TRUE(std::regex_search(err, frame, std::regex(fmt::format(R"(last frame from rank {}: \w+ #(\d+) )", t.victim))))
-      << "no 'last frame from rank " << t.victim << "' line";
-  EXPECT_LE(std::stoull(frame[1]), call);
+  const auto frame = testing::search(err, fmt::format(R"(last frame from rank {}: \w+ #(\d+) )", t.victim));
+  ASSERT_TRUE(frame) << "no 'last frame from rank " << t.victim << "' line";
+  EXPECT_LE(std::stoull((*frame)[1]), call);
   // The step named is the one the survivor's own recorder file shows unfinished in that call; a
   // finished call's last step is in the file as done.
   const std::string file = slurp(job.dir() / fmt::format("out.h5.flight.{}.txt", first));
-  const std::string step = finished ? fmt::format("{}/{}", m[9].str(), m[9].str()) : m[5].str() + "/" + m[6].str();
-  const std::regex entry(fmt::format(R"(\n\s+{} {}\s+{}\s+{} .* ({})\s)", sequence, m[1].str(), m[3].str(), step,
-                                     finished ? "done" : "failed|waiting"));
-  EXPECT_TRUE(std::regex_search(file, entry)) << "the file does not hold the diagnosed entry:\n" << file;
+  const std::string step = finished ? fmt::format("{}/{}", m[9], m[9]) : m[5] + "/" + m[6];
+  const std::string entry(fmt::format(R"(\n\s+{} {}\s+{}\s+{} .* ({})\s)", sequence, m[1], m[3], step,
+                                      finished ? "done" : "failed|waiting"));
+  EXPECT_TRUE(testing::contains_match(file, entry)) << "the file does not hold the diagnosed entry:\n" << file;
   for (int r = 0; r < kRanks; ++r) {
     if (r == t.victim) continue;
     EXPECT_TRUE(fs::exists(job.dir() / fmt::format("out.h5.flight.{}.txt", r))) << "rank " << r << " wrote no file";
@@ -158,10 +157,10 @@ TEST(FlightRecorder, SigusrDumpsARunningRankAndTheRunGoesOn) {
   for (int r = 0; r < kRanks; ++r) EXPECT_EQ(job.exit_code(r), 0) << job.err(r);
   const std::string err = job.err(1);
   EXPECT_NE(err.find("ringbench rank 1: flight recorder (SIGUSR1), every entry in"), std::string::npos) << err;
-  EXPECT_TRUE(std::regex_search(err, std::regex(R"(ringbench rank 1: rank 1: \w+ #\d+ \(\w+\))"))) << err;
+  EXPECT_TRUE(testing::contains_match(err, R"(ringbench rank 1: rank 1: \w+ #\d+ \(\w+\))")) << err;
   const std::string file = slurp(dir / "out.h5.flight.1.txt");
   EXPECT_NE(file.find("# ringbench rank 1 flight recorder (SIGUSR1)"), std::string::npos) << file;
-  EXPECT_TRUE(std::regex_search(file, std::regex(R"(\n\s+\d+ \w+\s+\w+\s+\d+/\d+ (to|from) \d)"))) << file;
+  EXPECT_TRUE(testing::contains_match(file, R"(\n\s+\d+ \w+\s+\w+\s+\d+/\d+ (to|from) \d)")) << file;
   EXPECT_NE(job.out(0).find("# result: all rows verified"), std::string::npos) << job.out(0);
   if (!::testing::Test::HasFailure()) fs::remove_all(dir);
 }

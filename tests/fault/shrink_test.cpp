@@ -11,11 +11,11 @@
 #include <gtest/gtest.h>
 
 #include <random>
-#include <regex>
 
 #include <fmt/format.h>
 
 #include "launcher.h"
+#include "tests/support/text_pattern.h"
 #include "results/results_file.h"
 
 namespace ringbench {
@@ -96,20 +96,19 @@ double run_trial(const Trial& t, const fs::path& dir) {
   EXPECT_TRUE(ended) << "a survivor hung\n" << context();
   if (!ended) return -1;
   for (int r : survivors) EXPECT_EQ(job.exit_code(r), 0) << "rank " << r << "\n" << context();
-  std::smatch m;
-  const std::regex event(fmt::format(R"(# shrink       : rank\(s\) {} failed .* go on as N={} .*\(unix ([0-9.]+)\))",
+  const std::string event(fmt::format(R"(# shrink       : rank\(s\) {} failed .* go on as N={} .*\(unix ([0-9.]+)\))",
                                      t.victim, t.ranks - 1));
-  EXPECT_TRUE(std::regex_search(out, m, event)) << "no shrink event\n" << context();
+  const auto m = testing::search(out, event);
+  EXPECT_TRUE(m) << "no shrink event\n" << context();
   EXPECT_TRUE(victim_ended) << "the victim did not exit";
   if (!t.kill) {
     EXPECT_EQ(job.exit_code(t.victim), 3) << context();
     EXPECT_NE(job.err(t.victim).find("fenced"), std::string::npos) << context();
   }
   check_results(dir / "out.h5", t);
-  std::smatch struck;
-  const std::string victim_err = job.err(t.victim);
-  if (m.empty() || !std::regex_search(victim_err, struck, std::regex(R"(at unix ([0-9.]+))"))) return -1;
-  return std::stod(m[1]) - std::stod(struck[1]);
+  const auto struck = testing::search(job.err(t.victim), R"(at unix ([0-9.]+))");
+  if (!m || !struck) return -1;
+  return std::stod((*m)[1]) - std::stod((*struck)[1]);
 }
 
 // A kill strikes anywhere in the first half of the sweep, so rows come before and after it; a

@@ -10,12 +10,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
-#include <regex>
 #include <sstream>
 #include <string>
 
 #include "results/results_file.h"
 #include "run_command.h"
+#include "tests/support/text_pattern.h"
 #include "transport/algorithm.h"
 
 namespace ringbench {
@@ -55,13 +55,13 @@ void expect_regrets_never_negative(const std::string& out) {
   const size_t end = out.find("# winner by size", table);
   ASSERT_NE(end, std::string::npos) << out;
   std::istringstream lines(out.substr(table, end - table));
-  const std::regex size_row(R"(^#\s+\d+[KM]\s.*\s(\S+)$)");
+  const std::string size_row(R"(#\s+\d+[KM]\s.*\s(\S+))");
   int rows = 0;
   for (std::string line; std::getline(lines, line);) {
-    std::smatch m;
-    if (!std::regex_match(line, m, size_row)) continue;
+    const auto m = testing::match_whole(line, size_row);
+    if (!m) continue;
     ++rows;
-    EXPECT_TRUE(m[1] == "noise" || std::regex_match(m[1].str(), std::regex(R"(\d+%)"))) << line;
+    EXPECT_TRUE((*m)[1] == "noise" || testing::matches_whole((*m)[1], R"(\d+%)")) << line;
   }
   EXPECT_EQ(rows, 3) << out.substr(table, end - table);
 }

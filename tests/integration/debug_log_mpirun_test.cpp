@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -14,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "run_command.h"
+#include "tests/support/text_pattern.h"
 
 namespace ringbench {
 namespace {
@@ -61,23 +61,23 @@ TEST_F(DebugLogRun, InfoToPerRankFilesWithThePrefixAndOnlyTheSubsystemsAskedFor)
   EXPECT_EQ(result.err.find(" ringbench INFO "), std::string::npos) << "lines went to stderr: " << result.err;
 
   const std::string host = host_name();
-  const std::regex file_name(std::regex_replace(host, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
-                             R"(\.(\d+)\.log)");
-  const std::regex line_form(R"(([^:]+):(\d+):(\d) ringbench (WARN|INFO) (INIT|NET) .+)");
+  const std::string file_name = testing::escaped_for_pattern(host) + R"(\.(\d+)\.log)";
+  const std::string line_form(R"(([^:]+):(\d+):(\d) ringbench (WARN|INFO) (INIT|NET) .+)");
   std::set<std::string> ranks;
   size_t files = 0;
   for (const auto& entry : fs::directory_iterator(dir_ / "logs")) {
     const std::string name = entry.path().filename().string();
-    std::smatch named;
-    ASSERT_TRUE(std::regex_match(name, named, file_name)) << name;
+    const auto named = testing::match_whole(name, file_name);
+    ASSERT_TRUE(named) << name;
     ++files;
     const std::string text = read_file(entry.path().string());
     std::string rank;
     for (const std::string& line : lines_of(text)) {
-      std::smatch m;
-      ASSERT_TRUE(std::regex_match(line, m, line_form)) << name << ": " << line;
+      const auto found = testing::match_whole(line, line_form);
+      ASSERT_TRUE(found) << name << ": " << line;
+      const std::vector<std::string>& m = *found;
       EXPECT_EQ(m[1], host) << line;
-      EXPECT_EQ(m[2], named[1]) << "the pid in the name is the writer's: " << name << ": " << line;
+      EXPECT_EQ(m[2], (*named)[1]) << "the pid in the name is the writer's: " << name << ": " << line;
       if (rank.empty()) rank = m[3];
       EXPECT_EQ(m[3], rank) << "one rank per file: " << name << ": " << line;
     }
@@ -100,9 +100,9 @@ TEST_F(DebugLogRun, TraceShowsEachStepAndTheCaretExcludesASubsystem) {
   EXPECT_EQ(result.err.find(" NET "), std::string::npos) << result.err;
   EXPECT_NE(result.err.find(":0 ringbench INFO INIT "), std::string::npos) << result.err;
   EXPECT_NE(result.err.find(":1 ringbench INFO INIT "), std::string::npos) << result.err;
-  const std::regex step(
+  const std::string step(
       R"(:[01] ringbench TRACE COLL \S+ \S+ call #\d+ step \d+/\d+: received \d+ B from rank [01], )");
-  EXPECT_TRUE(std::regex_search(result.err, step)) << result.err;
+  EXPECT_TRUE(testing::contains_match(result.err, step)) << result.err;
   EXPECT_TRUE(fs::is_empty(dir_ / "logs")) << "no RINGBENCH_DEBUG_FILE, no file";
 }
 

@@ -6,13 +6,13 @@
 #include <cmath>
 #include <filesystem>
 #include <iterator>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <vector>
 
 #include "results/results_file.h"
 #include "run_command.h"
+#include "tests/support/text_pattern.h"
 #include "transport/algorithm.h"
 #include "transport/collectives/ring_allreduce.h"
 #include "transport/options.h"
@@ -522,11 +522,12 @@ TEST_F(RingbenchRun, AutoSliceIsMeasuredAndEveryRowRunsWithTheWinner) {
   auto run = run_command(mpirun(2) + RINGBENCH_EXE + " --algo ring,tree --sizes 64K,1M -i 4 -x 1 -o " + file.string(),
                          (dir_ / "probed").string());
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
-  const std::regex line(R"(# write slice  : 1M ring all-reduce with each slice, median of [345] rounds taking turns: )"
+  const std::string line(R"(# write slice  : 1M ring all-reduce with each slice, median of [345] rounds taking turns: )"
                         R"(128K [0-9.]+ ms, 512K [0-9.]+ ms, 2M [0-9.]+ ms -> ([0-9]+[KM])\n)");
-  std::smatch match;
-  ASSERT_TRUE(std::regex_search(run.out, match, line)) << run.out;
-  const uint64_t winner = match[1].str().back() == 'M' ? std::stoull(match[1].str()) << 20 : std::stoull(match[1].str()) << 10;
+  const auto match = testing::search(run.out, line);
+  ASSERT_TRUE(match) << run.out;
+  const std::string& slice = (*match)[1];
+  const uint64_t winner = slice.back() == 'M' ? std::stoull(slice) << 20 : std::stoull(slice) << 10;
   const auto results = results::read_table(file, "/results");
   ASSERT_EQ(results.rows.size(), 4u);
   for (size_t i = 0; i < results.rows.size(); ++i)

@@ -8,7 +8,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "transport/error.h"
+#include "tests/support/text_pattern.h"
 
 namespace ringbench {
 namespace {
@@ -47,7 +47,7 @@ std::vector<std::string> lines_of(const std::filesystem::path& path) {
 }
 
 // A fresh directory for log files, and diagnostics switched off again afterwards.
-class DebugLogFile : public testing::Test {
+class DebugLogFile : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() / ("ringbench_debug_log_" + std::to_string(::getpid()));
@@ -160,11 +160,11 @@ TEST_F(DebugLogFile, ThreadsWriteWholeLines) {
   for (auto& thread : threads) thread.join();
   const auto lines = lines_of(dir_ / "threads.log");
   ASSERT_EQ(lines.size(), static_cast<size_t>(kThreads * kLines));
-  const std::regex whole(R"(.+:\d+:(\d) ringbench TRACE COLL line \d+ of thread (\d) x{200})");
+  const std::string whole(R"(.+:\d+:(\d) ringbench TRACE COLL line \d+ of thread (\d) x{200})");
   for (const auto& line : lines) {
-    std::smatch m;
-    ASSERT_TRUE(std::regex_match(line, m, whole)) << line;
-    EXPECT_EQ(m[1], m[2]) << line;
+    const auto m = testing::match_whole(line, whole);
+    ASSERT_TRUE(m) << line;
+    EXPECT_EQ((*m)[1], (*m)[2]) << line;
   }
 }
 
