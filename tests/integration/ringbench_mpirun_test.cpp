@@ -23,6 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::mpirun;
 using testing::run_command;
+using testing::run_commands;
 
 class RingbenchRun : public ::testing::TestWithParam<int> {
  protected:
@@ -598,10 +599,15 @@ TEST_F(RingbenchRun, BadInputGetsOneLineNamingTheFlagAndExitCode2) {
       {"--threads 0", "--threads 0"},        {"--segment 1K", "--segment 1K"},
       {"--segment 2G", "--segment 2G"},      {"--segment often", "--segment often"},
   };
+  std::vector<std::string> commands;
   for (const auto& c : cases) {
     const bool sets_output = c.args.rfind("-o ", 0) == 0;
-    auto run = run_command(mpirun(2) + RINGBENCH_EXE + (sets_output ? "" : " -o " + file.string()) + " " + c.args,
-                           (dir_ / "bad").string(), 60);
+    commands.push_back(mpirun(2) + RINGBENCH_EXE + (sets_output ? "" : " -o " + file.string()) + " " + c.args);
+  }
+  const auto runs = run_commands(commands, (dir_ / "bad").string(), 6, 60);
+  for (size_t i = 0; i < std::size(cases); ++i) {
+    const Case& c = cases[i];
+    const auto& run = runs[i];
     EXPECT_EQ(run.exit_code, 2) << c.args << "\n" << run.err;
     EXPECT_NE(run.err.find(c.flag), std::string::npos) << c.args << "\n" << run.err;
     EXPECT_NE(run.err.find("ringbench: error:"), std::string::npos) << c.args << "\n" << run.err;
