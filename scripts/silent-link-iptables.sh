@@ -53,7 +53,10 @@ remove_rules() {
   done
   rules=()
 }
-trap remove_rules EXIT
+sleeper=
+# The hold's sleep goes too: left running it would keep the caller's stdout open for SECONDS more
+# (CTest waited out all 60 s of the test's hold after the test itself had ended).
+trap 'remove_rules; [ -z "$sleeper" ] || kill "$sleeper" 2> /dev/null' EXIT
 trap 'exit 0' INT TERM
 
 for pair in "${pairs[@]}"; do
@@ -70,4 +73,6 @@ done
 
 # In the background and waited for, so that a TERM is handled at once (and the rules removed).
 if [ -n "$hold" ]; then sleep "$hold" & else sleep infinity & fi
-wait $!
+sleeper=$!
+wait "$sleeper"
+sleeper=
