@@ -2,7 +2,6 @@
 
 #include <regex>
 
-
 namespace ringbench::testing {
 namespace {
 
