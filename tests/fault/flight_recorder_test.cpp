@@ -52,9 +52,9 @@ void check_diagnosis(const Job& job, const Trial& t) {
   // The survivor is stuck in a step, or (when the abort reached it after its last step but before
   // its call returned) has finished every step of its call; either way the call is named.
   const std::string last_call(fmt::format(R"(rank {}:   rank {}: (\w+) #(\d+) \((\w+)\): (stuck at step (\d+) of (\d+), )"
-                                         R"((waiting for|sending) [0-9,]+ more of [0-9,]+ bytes (from|to) rank \d|)"
-                                         R"(finished all (\d+) step\(s\)))",
-                                         first, first));
+                                          R"((waiting for|sending) [0-9,]+ more of [0-9,]+ bytes (from|to) rank \d|)"
+                                          R"(finished all (\d+) step\(s\)))",
+                                          first, first));
   const auto found = testing::search(err, last_call);
   ASSERT_TRUE(found) << "no line naming the survivor's call and step";
   const std::vector<std::string>& m = *found;

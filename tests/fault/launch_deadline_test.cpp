@@ -6,7 +6,6 @@
 
 #include <gtest/gtest.h>
 
-
 #include <fmt/format.h>
 
 #include "launcher.h"

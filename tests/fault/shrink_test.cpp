@@ -15,8 +15,8 @@
 #include <fmt/format.h>
 
 #include "launcher.h"
-#include "tests/support/text_pattern.h"
 #include "results/results_file.h"
+#include "tests/support/text_pattern.h"
 
 namespace ringbench {
 namespace {
@@ -97,7 +97,7 @@ double run_trial(const Trial& t, const fs::path& dir) {
   if (!ended) return -1;
   for (int r : survivors) EXPECT_EQ(job.exit_code(r), 0) << "rank " << r << "\n" << context();
   const std::string event(fmt::format(R"(# shrink       : rank\(s\) {} failed .* go on as N={} .*\(unix ([0-9.]+)\))",
-                                     t.victim, t.ranks - 1));
+                                      t.victim, t.ranks - 1));
   const auto m = testing::search(out, event);
   EXPECT_TRUE(m) << "no shrink event\n" << context();
   EXPECT_TRUE(victim_ended) << "the victim did not exit";

@@ -524,7 +524,7 @@ TEST_F(RingbenchRun, AutoSliceIsMeasuredAndEveryRowRunsWithTheWinner) {
                          (dir_ / "probed").string());
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   const std::string line(R"(# write slice  : 1M ring all-reduce with each slice, median of [345] rounds taking turns: )"
-                        R"(128K [0-9.]+ ms, 512K [0-9.]+ ms, 2M [0-9.]+ ms -> ([0-9]+[KM])\n)");
+                         R"(128K [0-9.]+ ms, 512K [0-9.]+ ms, 2M [0-9.]+ ms -> ([0-9]+[KM])\n)");
   const auto match = testing::search(run.out, line);
   ASSERT_TRUE(match) << run.out;
   const std::string& slice = (*match)[1];

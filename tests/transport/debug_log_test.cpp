@@ -14,8 +14,8 @@
 
 #include <gtest/gtest.h>
 
-#include "transport/error.h"
 #include "tests/support/text_pattern.h"
+#include "transport/error.h"
 
 namespace ringbench {
 namespace {
