@@ -82,6 +82,7 @@ struct Measurement::Contender {
   double seconds_in_calls = 0;    // inside the timed calls: this rank's mean
   double seconds_spent = 0;       // its blocks, decisions included: what --max-time limits
   std::optional<RingExchange> link;  // its link test, timed a share before each block
+  stats::StopReason last = stats::StopReason::keep_going;  // rank 0's decision after its latest block
   bool done = false;
 };
 
@@ -113,11 +114,14 @@ std::vector<SizeResult> Measurement::measure_together(std::span<const Contestant
     warm_up(contender, inputs);
   }
   // Turns: one block each, in a fresh order every round that every rank draws alike
-  // (statistics/turn_order.h); one that stops is finished at once, while the buffer holds its result.
+  // (statistics/turn_order.h), until all stop together (stats::leaves_the_turns); one that leaves is
+  // finished at once, while the buffer holds its result.
   for (size_t left = contenders.size(), round = 0; left > 0; ++round)
     for (size_t turn : stats::turn_order(contenders.size(), seed_ + 1000003 * bytes + round)) {
       Contender& contender = contenders[turn];
-      if (contender.done || run_block(contender, inputs) == stats::StopReason::keep_going) continue;
+      if (contender.done) continue;
+      contender.last = run_block(contender, inputs);
+      if (!leaves_the_turns(contender, contenders)) continue;
       finish(contender, inputs);
       contender.done = true;
       --left;
@@ -125,6 +129,18 @@ std::vector<SizeResult> Measurement::measure_together(std::span<const Contestant
   std::vector<SizeResult> results;
   for (Contender& contender : contenders) results.push_back(std::move(contender.result));
   return results;
+}
+
+bool Measurement::leaves_the_turns(const Contender& contender, std::span<const Contender> all) {
+  const bool another_needs_calls = std::any_of(all.begin(), all.end(), [&](const Contender& other) {
+    return &other != &contender && !other.done && other.last == stats::StopReason::keep_going;
+  });
+  const bool leaves = stats::leaves_the_turns(contender.last, contender.seconds_spent, options_.max_seconds_per_size,
+                                              another_needs_calls);
+  if (contender.last != stats::StopReason::ci || !another_needs_calls) return leaves;
+  // Only here does the answer turn on the time spent, which each rank clocks for itself: rank 0's
+  // answer, as for the stop decision, or one rank would leave the turns alone and the others wait.
+  return from_rank0(comm_, leaves ? 1.0 : 0.0) != 0;
 }
 
 SizeResult Measurement::describe_point(const Contestant& contestant, uint64_t bytes) const {

@@ -128,10 +128,11 @@ class Measurement {
               std::optional<CpuMeter> cpu_since = std::nullopt);
   // One algorithm, in place unless --place out.
   SizeResult measure(const Algorithm& algorithm, uint64_t bytes);
-  // Several algorithms of one collective at one size, taking turns block by block until each one's
-  // stopping rule stops it, so a slow phase of a noisy machine falls on all of them alike (the
-  // interleaving compare.sh does across runs, inside one run): their medians compare like for
-  // like. Results in the order given; an algorithm may appear twice (auto's pick, or both
+  // Several algorithms of one collective at one size, taking turns block by block until their
+  // stopping rules stop them together (stats::leaves_the_turns: one whose interval is already
+  // narrow keeps its turns, within its own --max-time, while another still needs calls), so a
+  // slow phase of a noisy machine falls on all of them alike (the interleaving compare.sh does
+  // across runs, inside one run): their medians compare like for like. Results in the order given; an algorithm may appear twice (auto's pick, or both
   // placements).
   std::vector<SizeResult> measure_together(std::span<const Contestant> contestants, uint64_t bytes);
   // How pipelined algorithms' calls are cut from now on (every rank sets the same); until then,
@@ -149,6 +150,9 @@ class Measurement {
   // One block of timed calls, each byte-counted, then rank 0's decision (into the contender's
   // result: the calls' times on rank 0, the count everywhere).
   stats::StopReason run_block(Contender& contender, std::span<const std::byte> inputs);
+  // Whether a contender leaves the turns after its latest block: stats::leaves_the_turns, decided
+  // alike on every rank. Collective where it depends on the time spent.
+  bool leaves_the_turns(const Contender& contender, std::span<const Contender> all);
   // After its last block: statistics, verification of its last call, link test, every rank's figures.
   void finish(Contender& contender, std::span<const std::byte> inputs);
   bool back_to_back() const;

@@ -29,4 +29,15 @@ StopReason decide_stop(const StoppingRule& rule, std::span<const double> times, 
   return StopReason::keep_going;
 }
 
+bool leaves_the_turns(StopReason own, double seconds_spent, double max_seconds, bool another_needs_calls) {
+  switch (own) {
+    case StopReason::keep_going: return false;
+    case StopReason::time:
+    case StopReason::iterations: return true;
+    case StopReason::ci: break;
+  }
+  const bool budget_spent = max_seconds > 0 && seconds_spent >= max_seconds;
+  return budget_spent || !another_needs_calls;
+}
+
 }  // namespace ringbench::stats

@@ -38,4 +38,15 @@ struct StoppingRule {
 // The decision after `times` (every sample so far, in order) took `elapsed_seconds` in all.
 StopReason decide_stop(const StoppingRule& rule, std::span<const double> times, double elapsed_seconds);
 
+// Several algorithms measured at one size take turns, a block each (ringbench's
+// Measurement::measure_together), and stop together: whether one whose latest decision was `own`
+// leaves the turns now. One whose interval is already narrow (ci) keeps taking its turns while
+// another still needs calls, until its own budget is spent (seconds_spent >= max_seconds > 0), so
+// that every row's median covers the same rounds of the machine's time. Leaving alone, a row kept
+// the speed of its first rounds: on the 2-vCPU AMD EPYC guest, whose host switches between two
+// speeds 1.8x apart (N = 2, seven all-reduces at 512 KiB-2 MiB, 10 runs of each way taking turns,
+// 2026-12-08), ring, rhd, two-shot and hierarchical, which run the same steps there, came out
+// 1.65-2.03x apart at 5 of 30 sizes stopping alone, at most 1.10x apart stopping together.
+bool leaves_the_turns(StopReason own, double seconds_spent, double max_seconds, bool another_needs_calls);
+
 }  // namespace ringbench::stats

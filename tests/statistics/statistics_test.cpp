@@ -196,6 +196,24 @@ TEST(StoppingRule, StopsOnCiExactlyWhenTheRowsIntervalIsWithinTarget) {
   EXPECT_GT(went_on, 100u) << "the trials must hold both outcomes";
 }
 
+// Algorithms measured together stop together: a narrow one waits, within its budget, for one that
+// still needs calls, so both medians cover the same rounds.
+TEST(TakingTurns, ANarrowRowKeepsItsTurnsWhileAnotherStillNeedsCalls) {
+  const double budget = 1.0;
+  EXPECT_FALSE(leaves_the_turns(StopReason::ci, 0.2, budget, true));
+  EXPECT_TRUE(leaves_the_turns(StopReason::ci, 0.2, budget, false)) << "the last one needing calls is done";
+  EXPECT_TRUE(leaves_the_turns(StopReason::ci, budget, budget, true)) << "its own budget is spent";
+  EXPECT_FALSE(leaves_the_turns(StopReason::ci, 5.0, 0.0, true)) << "no budget: it waits (the call ceiling ends it)";
+}
+
+TEST(TakingTurns, OnlyANarrowIntervalWaits) {
+  for (const bool another : {false, true}) {
+    EXPECT_FALSE(leaves_the_turns(StopReason::keep_going, 0.0, 1.0, another));
+    EXPECT_TRUE(leaves_the_turns(StopReason::time, 1.0, 1.0, another)) << "a wide row out of time leaves";
+    EXPECT_TRUE(leaves_the_turns(StopReason::iterations, 0.1, 1.0, another)) << "-i N is exactly N calls";
+  }
+}
+
 }  // namespace
 }  // namespace ringbench::stats
 
