@@ -132,8 +132,8 @@ class Measurement {
   // stopping rules stop them together (stats::leaves_the_turns: one whose interval is already
   // narrow keeps its turns, within its own --max-time, while another still needs calls), so a
   // slow phase of a noisy machine falls on all of them alike (the interleaving compare.sh does
-  // across runs, inside one run): their medians compare like for like. Results in the order given; an algorithm may appear twice (auto's pick, or both
-  // placements).
+  // across runs, inside one run): their medians compare like for like. Results in the order
+  // given; an algorithm may appear twice (auto's pick, or both placements).
   std::vector<SizeResult> measure_together(std::span<const Contestant> contestants, uint64_t bytes);
   // How pipelined algorithms' calls are cut from now on (every rank sets the same); until then,
   // the specification's default.
