@@ -43,7 +43,7 @@ StopReason decide_stop(const StoppingRule& rule, std::span<const double> times, 
 // leaves the turns now. One whose interval is already narrow (ci) keeps taking its turns while
 // another still needs calls, until its own budget is spent (seconds_spent >= max_seconds > 0), so
 // that every row's median covers the same rounds of the machine's time. Leaving alone, a row kept
-// the speed of its first rounds: on the 2-vCPU AMD EPYC guest, whose host switches between two
+// the speed of its first rounds: on the 2-vCPU AMD EPYC guest, whose rows switch between two
 // speeds 1.8x apart (N = 2, seven all-reduces at 512 KiB-2 MiB, 10 runs of each way taking turns,
 // 2026-12-08), ring, rhd, two-shot and hierarchical, which run the same steps there, came out
 // 1.65-2.03x apart at 5 of 30 sizes stopping alone, at most 1.10x apart stopping together.
